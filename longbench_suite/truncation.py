@@ -1,0 +1,234 @@
+"""Token-budget cuts — keep the head, the tail or both ends of a text — as upstream benchmarks do them.
+
+All cuts take a :class:`~longbench_suite.tokenizers.TokenCounter`, so the same code cuts by model
+tokens, tiktoken tokens, words or characters. Token counts include the special tokens the tokenizer
+adds by default (Llama's BOS), because that is how HELMET and LongBench count.
+
+**Prefix fast path.** Finding where token *n* ends does not need the whole text tokenized: tokens do
+not span line breaks, so the first *n* tokens of a long-enough prefix that ends at a line break are
+the first *n* tokens of the text. We tokenize such a prefix holding ``n + margin`` tokens (growing it
+if it falls short) and tokenize the whole text when the prefix would be (nearly) the whole text or no
+line break is near. The same holds for the last *n* tokens and a suffix starting at a line break.
+On a 200k-token document this makes an 8k cut 10-40x cheaper, with identical output
+(``benchmarks/truncation.py``; the property tests compare both paths).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .errors import SuiteError
+from .tokenizers import Encoding, TokenCounter
+
+MARGIN = 64
+_CHARS_PER_TOKEN_GUESS = 4
+_SNAP_REACH = 4096  # how far to look for a line break to cut a window at
+_SAMPLE_CHARS = 16384  # sample that sets the first window size
+_WHOLE_FRACTION = 0.8  # a window this close to the whole text costs more than the whole text
+
+
+class BudgetError(SuiteError, ValueError):
+    """The parts of a prompt that may not be cut already exceed the token budget."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """An encoding of ``text[start:stop]``; ``complete`` means that window is the whole text."""
+
+    encoding: Encoding
+    start: int
+    stop: int
+    complete: bool
+
+
+def _grow(n_chars: int, needed: int, got: int) -> int:
+    if got <= 0:
+        return n_chars * 2
+    return max(n_chars * 2, int(n_chars * needed / got * 1.1) + 1)
+
+
+def _first_guess(text: str, counter: TokenCounter, needed: int, from_end: bool) -> int:
+    """Characters likely to hold ``needed`` tokens, from the chars-per-token rate of a small sample."""
+    size = min(len(text), _SAMPLE_CHARS, needed * _CHARS_PER_TOKEN_GUESS)
+    sample = text[-size:] if from_end else text[:size]
+    rate = len(sample) / max(1, counter.count(sample, special=False))
+    return int(needed * rate * 1.1) + 16
+
+
+def _reach(n_chars: int) -> int:
+    return max(_SNAP_REACH, n_chars // 4)
+
+
+def _whole(text: str, counter: TokenCounter) -> Window:
+    return Window(counter.encode(text), 0, len(text), complete=True)
+
+
+def head_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = MARGIN) -> Window:
+    """Encode a prefix of ``text`` whose first ``n_tokens`` tokens equal those of the whole text.
+
+    The prefix ends just before a newline: tokenizers do not merge across line breaks (Llama's vocab
+    has no token containing one), so the tokens before it are the text's own. A text with no line
+    break near the cut is tokenized whole.
+    """
+    needed = n_tokens + margin
+    n_chars = _first_guess(text, counter, needed, from_end=False)
+    while True:
+        if n_chars >= len(text) * _WHOLE_FRACTION:
+            return _whole(text, counter)
+        stop = text.find("\n", n_chars, n_chars + _reach(n_chars))
+        if stop == -1:
+            return _whole(text, counter)
+        enc = counter.encode(text[:stop])
+        if len(enc) - enc.trailing_specials >= needed:
+            return Window(enc, 0, stop, complete=False)
+        n_chars = _grow(stop, needed, len(enc))
+
+
+def tail_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = MARGIN) -> Window:
+    """Encode a suffix of ``text`` whose last ``n_tokens`` tokens equal those of the whole text.
+
+    The suffix starts at a newline (kept, so the tokenizer's start-of-text handling, such as Llama's
+    dummy prefix, touches only that newline); a text with no line break near the cut is tokenized whole.
+    """
+    needed = n_tokens + margin
+    n_chars = _first_guess(text, counter, needed, from_end=True)
+    while True:
+        if n_chars >= len(text) * _WHOLE_FRACTION:
+            return _whole(text, counter)
+        wanted = len(text) - n_chars
+        start = text.rfind("\n", max(0, wanted - _reach(n_chars)), wanted + 1)
+        if start <= 0:
+            return _whole(text, counter)
+        enc = counter.encode(text[start:])
+        if len(enc) - enc.leading_specials >= needed + 2:  # + the newline and a dummy prefix
+            return Window(enc, start, len(text), complete=False)
+        n_chars = _grow(len(text) - start, needed, len(enc))
+
+
+def count_exceeds(text: str, counter: TokenCounter, budget: int) -> bool:
+    """Whether ``text`` has more than ``budget`` tokens, tokenizing no more than needed to tell."""
+    window = head_window(text, counter, budget + 1, margin=0)
+    return len(window.encoding) > budget
+
+
+def keep_head(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
+    """The shortest prefix of ``text`` that holds its first ``n_tokens`` tokens (specials included)."""
+    window = (
+        head_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
+    )
+    enc = window.encoding
+    if window.complete and len(enc) <= n_tokens:
+        return text
+    if n_tokens <= enc.leading_specials:
+        return ""
+    return text[: enc.offsets[n_tokens - 1][1]]
+
+
+def keep_tail(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
+    """The shortest suffix of ``text`` that holds its last ``n_tokens`` tokens (specials excluded)."""
+    if n_tokens <= 0:
+        return ""
+    window = (
+        tail_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
+    )
+    enc = window.encoding
+    body = len(enc) - enc.leading_specials - enc.trailing_specials
+    if window.complete and body <= n_tokens:
+        return text
+    index = len(enc) - enc.trailing_specials - n_tokens
+    return text[window.start + enc.offsets[index][0] :]
+
+
+def keep_head_with_marker(
+    text: str, counter: TokenCounter, budget: int, marker: str, *, fast: bool = True
+) -> str:
+    """HELMET's model-independent pre-truncation (``helmet.md`` §1.4, ``truncate_llama2``).
+
+    If ``text`` has more than ``budget`` tokens (BOS included), keep it up to the end of the token at
+    index ``budget - s``, where ``s`` counts the tokens of ``marker`` with BOS, and append ``marker``.
+    """
+    s = counter.count(marker)
+    if budget <= s:
+        raise ValueError(f"a budget of {budget} tokens leaves no room for the {s}-token marker")
+    window = (
+        head_window(text, counter, budget + 1) if fast else Window(counter.encode(text), 0, len(text), True)
+    )
+    enc = window.encoding
+    if window.complete and len(enc) <= budget:
+        return text
+    return text[: enc.offsets[budget - s][1]] + marker
+
+
+def keep_middle(text: str, counter: TokenCounter, budget: int, *, fast: bool = True) -> str:
+    """LongBench's and LV-Eval's middle truncation (``longbench.md`` §6).
+
+    If ``text`` has more than ``budget`` tokens (specials included), return the decoded first
+    ``int(budget / 2)`` tokens followed by the decoded last ``int(budget / 2)`` tokens, with special
+    tokens skipped and nothing in between. Word and character counters join the original characters.
+    """
+    half = int(budget / 2)
+    if not fast:
+        enc = counter.encode(text)
+        if len(enc) <= budget:
+            return text
+        return counter.decode_span(text, enc, 0, half) + counter.decode_span(
+            text, enc, len(enc) - half, len(enc)
+        )
+    head = head_window(text, counter, budget + 1)
+    if head.complete:
+        enc = head.encoding
+        if len(enc) <= budget:
+            return text
+        return counter.decode_span(text, enc, 0, half) + counter.decode_span(
+            text, enc, len(enc) - half, len(enc)
+        )
+    tail = tail_window(text, counter, half)
+    t_enc, t_text = tail.encoding, text[tail.start :]
+    return counter.decode_span(text[: head.stop], head.encoding, 0, half) + counter.decode_span(
+        t_text, t_enc, len(t_enc) - half, len(t_enc)
+    )
+
+
+def start_of_token_from_end(text: str, counter: TokenCounter, k: int, *, fast: bool = True) -> int:
+    """Character position where the ``k``-th token from the end of ``text`` starts.
+
+    Tokens are counted in ``counter.encode(text)`` with specials, as HELMET does (its BOS has the
+    empty span at 0). Returns 0 when the text has ``k`` tokens or fewer.
+    """
+    window = tail_window(text, counter, k) if fast else Window(counter.encode(text), 0, len(text), True)
+    enc = window.encoding
+    if k >= len(enc):
+        return 0
+    return window.start + enc.offsets[len(enc) - k][0]
+
+
+def fit_by_cutting_context(
+    render: Callable[[str], str],
+    context: str,
+    counter: TokenCounter,
+    budget: int,
+    *,
+    what: str = "prompt",
+    fast: bool = True,
+) -> tuple[str, str, int]:
+    """HELMET's model-side fit (``helmet.md`` §1.4, ``model_utils.tokenize``).
+
+    ``render(context)`` gives the whole prompt. If it has more than ``budget`` tokens, let ``overflow``
+    be the excess; the context is cut at the start of its ``overflow``-th token from the end (context
+    tokenized alone, BOS included) and the prompt is rendered again. HELMET does this once; when the
+    re-rendered prompt still exceeds the budget (a token merge across the cut), this repeats until it
+    fits, so the result always fits. Returns ``(prompt, context, n_tokens)``.
+    """
+    prompt = render(context)
+    n = counter.count(prompt)
+    while n > budget:
+        if not context:
+            raise BudgetError(
+                f"{what} has {n} tokens with an empty context; the budget is {budget}, so the parts that "
+                "may not be cut (instructions, demonstrations, question) do not fit"
+            )
+        context = context[: start_of_token_from_end(context, counter, n - budget, fast=fast)]
+        prompt = render(context)
+        n = counter.count(prompt)
+    return prompt, context, n

@@ -1,0 +1,143 @@
+"""Tokenizer files the tests need, built at test-setup time from package registries.
+
+* ``llama2_tokenizer_json()``: the exact Llama-1/2 ``tokenizer.json``, rebuilt from the vocab and merges
+  embedded in the npm package ``llama-tokenizer-js`` (``ecosystem.md`` §4a). The Llama tokenizer data is
+  licensed under the Llama 2 Community License, so it is never committed: it is rebuilt here, into the
+  git-ignored ``tests/.fixture_cache``.
+* ``cl100k_cache_dir()``: a ``TIKTOKEN_CACHE_DIR`` holding ``cl100k_base``, taken from the PyPI wheel of
+  ``llama-index-core`` (which ships tiktoken's cache file; its sha256 is checked by tiktoken itself).
+* ``train_tiny_bpe()``: a small byte-level BPE trained on the spot for fast unit tests.
+
+Each builder raises if its registry is unreachable: a parity test must fail, not skip, when its
+tokenizer cannot be made.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from pathlib import Path
+
+CACHE = Path(__file__).resolve().parent.parent / ".fixture_cache"
+LLAMA_JS_PACKAGE = "llama-tokenizer-js@1.2.2"
+CL100K_WHEEL = "llama-index-core==0.14.25"
+CL100K_FILE = "9b5ad71b2ce5302211f9c61530b329a4922fc6a4"  # sha1 of tiktoken's cl100k_base URL
+
+
+def _rebuild_llama(js_source: str, dest: Path) -> None:
+    from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, processors
+
+    vocab_b64 = re.search(r'const llama_vocab_base64 = "([^"]+)"', js_source).group(1)
+    merges_b64 = re.search(r'const llama_merges_binary = "([^"]+)"', js_source).group(1)
+    vocab = base64.b64decode(vocab_b64).decode("utf-8").split("\n")
+    raw = base64.b64decode(merges_b64)
+    pairs = struct.unpack(f"<{len(raw) // 2}H", raw)
+    merges = [(vocab[pairs[i]], vocab[pairs[i + 1]]) for i in range(0, len(pairs), 2)]
+    assert len(vocab) == 32000 and len(merges) == 61249, (len(vocab), len(merges))
+    tok = Tokenizer(
+        models.BPE(
+            vocab={t: i for i, t in enumerate(vocab)},
+            merges=merges,
+            unk_token="<unk>",
+            fuse_unk=True,
+            byte_fallback=True,
+        )
+    )
+    # The pipeline of Meta's 2023 Llama-2 tokenizer.json.
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
+    tok.add_special_tokens([AddedToken(t, normalized=False, special=True) for t in ("<unk>", "<s>", "</s>")])
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", 1)]
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_suffix(".tmp")
+    tok.save(str(tmp))
+    os.replace(tmp, dest)
+
+
+def llama2_tokenizer_json() -> Path:
+    dest = CACHE / "llama2" / "tokenizer.json"
+    if dest.exists():
+        return dest
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run(
+            ["npm", "pack", LLAMA_JS_PACKAGE, "--silent", "--pack-destination", work],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        (tgz,) = Path(work).glob("*.tgz")
+        with tarfile.open(tgz) as archive:
+            member = archive.extractfile("package/llama-tokenizer.js")
+            js_source = member.read().decode("utf-8")
+    _rebuild_llama(js_source, dest)
+    return dest
+
+
+def cl100k_cache_dir() -> Path:
+    dest_dir = CACHE / "tiktoken"
+    if (dest_dir / CL100K_FILE).exists():
+        return dest_dir
+    with tempfile.TemporaryDirectory() as work:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", CL100K_WHEEL, "-d", work],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        (wheel,) = Path(work).glob("*.whl")
+        with zipfile.ZipFile(wheel) as zf:
+            (name,) = [n for n in zf.namelist() if n.endswith("/" + CL100K_FILE)]
+            dest_dir.mkdir(parents=True, exist_ok=True)
+            with zf.open(name) as src, open(dest_dir / (CL100K_FILE + ".tmp"), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+    os.replace(dest_dir / (CL100K_FILE + ".tmp"), dest_dir / CL100K_FILE)
+    return dest_dir
+
+
+TINY_CORPUS = [
+    "The quick brown fox jumps over the lazy dog.",
+    "Use the given documents to write a concise and short answer to the question.",
+    "Document (Title: Paris): Paris is the capital and most populous city of France.",
+    "Question: who wrote the declaration of independence\nAnswer: Thomas Jefferson",
+    "请基于给定的文章回答下述问题。文章：问题：回答：",
+    "def f(x):\n    return {'a': [1, 2, 3]}\n",
+]
+
+
+def train_tiny_bpe(dest: Path, vocab_size: int = 400) -> Path:
+    """A byte-level BPE (BOS-adding, like Llama) trained on a tiny corpus; deterministic."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<unk>", "<s>", "</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(TINY_CORPUS * 20, trainer)
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
+    )
+    dest.mkdir(parents=True, exist_ok=True)
+    tok.save(str(dest / "tokenizer.json"))
+    return dest / "tokenizer.json"
+
+
+if __name__ == "__main__":
+    print(llama2_tokenizer_json())
+    print(cl100k_cache_dir())

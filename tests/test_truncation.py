@@ -1,0 +1,204 @@
+"""Truncation: the prefix fast path equals full tokenization; upstream methods are reproduced."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tokenizers import Tokenizer
+
+from longbench_suite import truncation as tr
+from longbench_suite.tokenizers import load_tokenizer
+
+PROSE = st.lists(
+    st.sampled_from(
+        [
+            "The",
+            "quick",
+            "brown",
+            "fox",
+            "jumps",
+            "over",
+            "the",
+            "lazy",
+            "dog",
+            ".",
+            ",",
+            ";",
+            ":",
+            "!",
+            "?",
+            "123",
+            "4567",
+            "Document",
+            "(Title:",
+            "X):",
+            "{context}",
+            "}{",
+            "请基于",
+            "给定的",
+            "文章",
+            "回答",
+            "😀",
+            "🇫🇷",
+            "\n",
+            "\n\n",
+            "\t",
+            "a",
+            "aa",
+            "aaaa",
+        ]
+    ),
+    min_size=0,
+    max_size=2500,
+).map(" ".join)
+ADVERSARIAL = st.text(
+    alphabet=st.sampled_from([*list("aaab {}\n  é中文😀\u200b\t.0"), "\U0001d400"]), max_size=3000
+)
+TEXTS = st.one_of(
+    PROSE,
+    ADVERSARIAL,
+    st.builds(lambda c, n: c * n, st.sampled_from(["a", " ", "\n", "ab", "中"]), st.integers(0, 3000)),
+)
+BUDGETS = st.integers(min_value=1, max_value=400)
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@pytest.fixture(scope="module", params=["llama2", "cl100k", "words", "chars"])
+def counter(request, llama2_tokenizer, cl100k):
+    spec = {"llama2": llama2_tokenizer, "cl100k": "cl100k_base"}.get(request.param, request.param)
+    return load_tokenizer(spec)
+
+
+@SETTINGS
+@given(text=TEXTS, n=BUDGETS)
+def test_fast_paths_equal_full_tokenization(counter, text, n):
+    assert tr.keep_head(text, counter, n) == tr.keep_head(text, counter, n, fast=False)
+    assert tr.keep_tail(text, counter, n) == tr.keep_tail(text, counter, n, fast=False)
+    assert tr.keep_middle(text, counter, n) == tr.keep_middle(text, counter, n, fast=False)
+    assert tr.start_of_token_from_end(text, counter, n) == tr.start_of_token_from_end(
+        text, counter, n, fast=False
+    )
+    marker = " ... [the rest of the text is omitted]"
+    if n > counter.count(marker):
+        assert tr.keep_head_with_marker(text, counter, n, marker) == tr.keep_head_with_marker(
+            text, counter, n, marker, fast=False
+        )
+
+
+@SETTINGS
+@given(text=TEXTS, n=BUDGETS)
+def test_head_and_tail_are_exact_token_windows(counter, text, n):
+    full = counter.encode(text)
+    head = tr.keep_head(text, counter, n)
+    assert text.startswith(head)
+    if len(full) <= n:
+        assert head == text
+    else:
+        assert head == text[: full.offsets[n - 1][1]]
+    tail = tr.keep_tail(text, counter, n)
+    assert text.endswith(tail)
+
+
+def _helmet_pretruncate_reference(tok: Tokenizer, ctx: str, budget: int, postfix: str) -> str:
+    """HELMET's truncate_llama2, written from helmet.md §1.4."""
+    separator_length = len(tok.encode(postfix).ids)
+    enc = tok.encode(ctx)
+    if len(enc.ids) > budget:
+        return ctx[: enc.offsets[budget - separator_length][1]] + postfix
+    return ctx
+
+
+def _longbench_middle_reference(tok: Tokenizer, prompt: str, budget: int) -> str:
+    """LongBench pred.py's middle truncation, written from longbench.md §6."""
+    ids = tok.encode(prompt).ids
+    if len(ids) > budget:
+        half = int(budget / 2)
+        return tok.decode(ids[:half], skip_special_tokens=True) + tok.decode(
+            ids[-half:], skip_special_tokens=True
+        )
+    return prompt
+
+
+@SETTINGS
+@given(text=TEXTS, budget=st.integers(min_value=30, max_value=600))
+def test_llama2_pretruncation_and_middle_equal_upstream(llama2_tokenizer, text, budget):
+    raw = Tokenizer.from_file(llama2_tokenizer)
+    counter = load_tokenizer(llama2_tokenizer)
+    marker = " ... [the rest of the text is omitted]"
+    assert tr.keep_head_with_marker(text, counter, budget, marker) == _helmet_pretruncate_reference(
+        raw, text, budget, marker
+    )
+    assert tr.keep_middle(text, counter, budget) == _longbench_middle_reference(raw, text, budget)
+
+
+def _helmet_fit_reference(tok: Tokenizer, template: str, fields: dict, budget: int) -> str:
+    """model_utils.tokenize: one cut of the context at the start of token -overflow (helmet.md §1.4)."""
+    prompt = template.format(**fields)
+    n = len(tok.encode(prompt).ids)
+    if n <= budget:
+        return prompt
+    overflow = n - budget
+    offsets = tok.encode(fields["context"]).offsets
+    cut = offsets[-overflow][0] if overflow <= len(offsets) else 0
+    return template.format(**{**fields, "context": fields["context"][:cut]})
+
+
+@SETTINGS
+@given(context=TEXTS, question=st.text(max_size=40), budget=st.integers(min_value=60, max_value=900))
+def test_fit_by_cutting_context_is_helmets_cut_and_always_fits(llama2_tokenizer, context, question, budget):
+    raw = Tokenizer.from_file(llama2_tokenizer)
+    counter = load_tokenizer(llama2_tokenizer)
+    template = "Use the documents.\n\n{context}\n\nQuestion: {question}\nAnswer:"
+    fields = {"context": context, "question": question}
+
+    def render(ctx):
+        return template.format(**{**fields, "context": ctx})
+
+    try:
+        prompt, cut_context, n = tr.fit_by_cutting_context(render, context, counter, budget)
+    except tr.BudgetError:
+        assert counter.count(render("")) > budget
+        return
+    assert n == counter.count(prompt) <= budget
+    assert context.startswith(cut_context)
+    reference = _helmet_fit_reference(raw, template, fields, budget)
+    if len(raw.encode(reference).ids) <= budget:
+        assert prompt == reference  # HELMET's single cut fits: identical
+    else:
+        assert reference.startswith(prompt[: prompt.rindex("\n\nQuestion: ")])  # we only cut further
+
+
+def test_fit_with_words_by_hand():
+    words = load_tokenizer("words")
+
+    def render(ctx):
+        return f"Read: {ctx}\nQ: why?"
+
+    # "Read:" + 6 context words + "Q:" + "why?" = 9 words; budget 7 drops the last 2 context words,
+    # cutting at the start of the 2nd word from the end ("e").
+    prompt, context, n = tr.fit_by_cutting_context(render, "a b c d e f", words, 7)
+    assert (prompt, context, n) == ("Read: a b c d \nQ: why?", "a b c d ", 7)
+    with pytest.raises(tr.BudgetError, match="do not fit"):
+        tr.fit_by_cutting_context(render, "a b", words, 2)
+
+
+def test_keep_middle_by_hand_with_words():
+    words = load_tokenizer("words")
+    assert tr.keep_middle("a b c d e f g", words, 4) == "a bf g"
+    assert tr.keep_middle("a b c", words, 4) == "a b c"
+
+
+def test_fast_path_tokenizes_far_less_than_the_document(llama2_tokenizer):
+    counter = load_tokenizer(llama2_tokenizer)
+    seen = []
+    original = counter.encode
+
+    def spy(text, **kw):
+        seen.append(len(text))
+        return original(text, **kw)
+
+    counter.encode = spy
+    document = "The river carried the golden lantern across the valley.\n" * 20_000
+    tr.keep_head(document, counter, 500)
+    assert sum(seen) < len(document) / 50
