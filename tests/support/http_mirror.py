@@ -1,0 +1,119 @@
+"""A loopback (127.0.0.1) HTTP server over a mirror directory, for tests and benchmarks.
+
+It supports ``HEAD`` and ``GET`` with ``Range`` (fsspec reads zip members by range), counts the bytes
+it sends per path, and can inject faults per path: an HTTP status, or a response cut off midway.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import unquote, urlsplit
+
+
+@dataclass
+class Fault:
+    status: int | None = None  # reply with this status instead of the file
+    cut_after: int | None = None  # send the full Content-Length header but only this many bytes
+
+
+class MirrorServer:
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.bytes_sent: Counter[str] = Counter()
+        self.requests: list[tuple[str, str]] = []
+        self.faults: dict[str, Fault] = {}
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+            def do_HEAD(self) -> None:
+                self._serve(head=True)
+
+            def do_GET(self) -> None:
+                self._serve(head=False)
+
+            def _serve(self, head: bool) -> None:
+                path = unquote(urlsplit(self.path).path).lstrip("/")
+                with server._lock:
+                    server.requests.append((self.command, path))
+                fault = server.faults.get(path)
+                if fault and fault.status:
+                    self.send_response(fault.status)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                local = os.path.join(server.root, *path.split("/"))
+                if not os.path.isfile(local):
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                size = os.path.getsize(local)
+                start, end = 0, size - 1
+                match = re.match(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+                if match and (match.group(1) or match.group(2)):
+                    if match.group(1):
+                        start = int(match.group(1))
+                        end = int(match.group(2)) if match.group(2) else size - 1
+                    else:
+                        start = max(0, size - int(match.group(2)))
+                    end = min(end, size - 1)
+                    self.send_response(206)
+                    self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+                else:
+                    self.send_response(200)
+                self.send_header("Content-Length", str(end - start + 1))
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Type", "application/octet-stream")
+                self.end_headers()
+                if head:
+                    return
+                limit = end - start + 1
+                if fault and fault.cut_after is not None:
+                    limit = min(limit, fault.cut_after)
+                with open(local, "rb") as f:
+                    f.seek(start)
+                    remaining = limit
+                    while remaining > 0:
+                        chunk = f.read(min(1 << 16, remaining))
+                        if not chunk:
+                            break
+                        try:
+                            self.wfile.write(chunk)
+                        except (BrokenPipeError, ConnectionResetError):
+                            break
+                        with server._lock:
+                            server.bytes_sent[path] += len(chunk)
+                        remaining -= len(chunk)
+                if fault and fault.cut_after is not None:
+                    self.close_connection = True
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def __enter__(self) -> MirrorServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def total_bytes(self, suffix: str = "") -> int:
+        return sum(n for path, n in self.bytes_sent.items() if path.endswith(suffix))
