@@ -1,0 +1,199 @@
+"""The public entry points: :func:`load_dataset`, :func:`get_builder`, :func:`prepare`."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from collections.abc import Iterable, Iterator
+
+import datasets
+from datasets.download.download_config import DownloadConfig
+from datasets.download.download_manager import DownloadManager
+from datasets.exceptions import DatasetGenerationError
+
+from . import registry
+from .builder import SuiteBuilder
+from .errors import SplitUnavailableError, SuiteError, UnknownNameError
+from .task import SPLITS
+
+_OPTIONS = ("mirror", "tokenizer", "max_input_tokens")
+
+
+def get_builder(
+    name: str,
+    *,
+    benchmark: str | None = None,
+    tokenizer=None,
+    mirror: str | None = None,
+    data_dir: str | None = None,
+    cache_dir: str | None = None,
+    max_input_tokens: int | None = None,
+) -> SuiteBuilder:
+    """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options."""
+    bench, config = registry.resolve(name, benchmark)
+    builder_cls = registry.builder_class(bench)
+    if max_input_tokens is not None and (not isinstance(max_input_tokens, int) or max_input_tokens <= 0):
+        raise ValueError(f"max_input_tokens must be a positive integer, got {max_input_tokens!r}")
+    return builder_cls(
+        config_name=config,
+        cache_dir=cache_dir,
+        tokenizer=tokenizer,
+        mirror=mirror,
+        data_dir=os.path.abspath(data_dir) if data_dir else None,
+        max_input_tokens=max_input_tokens,
+    )
+
+
+def _requested_splits(split: str) -> list[str]:
+    """Base split names of a split expression (``"dev[:10]+eval"`` -> ``["dev", "eval"]``)."""
+    return [re.sub(r"\[.*\]$", "", part.strip()) for part in split.split("+")]
+
+
+def check_splits(builder: SuiteBuilder, split: str | None) -> None:
+    if split is None:
+        return
+    task, length = builder.config.task, builder.config.length
+    for name in _requested_splits(split):
+        if name not in SPLITS:
+            raise UnknownNameError(
+                f"unknown split {name!r} for {builder.BENCHMARK.name}/{builder.config.name}; "
+                f"the splits are {', '.join(SPLITS)}"
+            )
+        if name not in task.splits(length):
+            raise SplitUnavailableError(task.missing_split_reason(name, length))
+
+
+@contextlib.contextmanager
+def _unwrapped_errors() -> Iterator[None]:
+    """Surface our own errors instead of datasets' generic wrapper around them."""
+    try:
+        yield
+    except DatasetGenerationError as exc:
+        cause = exc.__cause__
+        while cause is not None and not isinstance(cause, SuiteError):
+            cause = cause.__cause__
+        if cause is not None:
+            raise cause from None
+        raise
+
+
+def prepared(builder: SuiteBuilder, split: str | None):
+    with _unwrapped_errors():
+        builder.download_and_prepare()
+    task, length = builder.config.task, builder.config.length
+    if split is not None:
+        for name in _requested_splits(split):
+            if name not in builder.info.splits:
+                raise SplitUnavailableError(task.missing_split_reason(name, length, builder.info))
+    return builder.as_dataset(split=split)
+
+
+def streamed(builder: SuiteBuilder, split: str | None):
+    task, length = builder.config.task, builder.config.length
+    try:
+        with _unwrapped_errors():
+            return builder.as_streaming_dataset(split=split)
+    except ValueError as exc:
+        if split is not None and "Bad split" in str(exc):
+            raise SplitUnavailableError(
+                task.missing_split_reason(_requested_splits(split)[0], length)
+            ) from None
+        raise
+
+
+def load_dataset(
+    path: str,
+    name: str | None = None,
+    split: str | None = None,
+    *,
+    streaming: bool = False,
+    mirror: str | None = None,
+    data_dir: str | None = None,
+    tokenizer=None,
+    cache_dir: str | None = None,
+    max_input_tokens: int | None = None,
+    **kwargs,
+):
+    """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
+
+    ``path`` ``"longbench_suite"`` (or a benchmark name such as ``"helmet"``) builds config ``name``
+    with this library; any other path goes to ``datasets.load_dataset`` unchanged. ``split=None``
+    gives every split the config has; ``streaming=True`` returns a lazy ``IterableDataset`` and writes
+    no Arrow files.
+    """
+    if path != registry.SUITE and path not in registry.benchmark_names():
+        given = {
+            k: v
+            for k, v in zip(_OPTIONS, (mirror, tokenizer, max_input_tokens), strict=True)
+            if v is not None
+        }
+        if given:
+            raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
+        return datasets.load_dataset(
+            path, name, split=split, streaming=streaming, data_dir=data_dir, cache_dir=cache_dir, **kwargs
+        )
+    if kwargs:
+        raise TypeError(f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}")
+    if name is None:
+        raise UnknownNameError(
+            f"load_dataset({path!r}) needs a config name, e.g. one of: "
+            + ", ".join(registry.list_configs(None if path == registry.SUITE else path)[:5])
+            + " (see `longbench-suite list`)"
+        )
+    builder = get_builder(
+        name,
+        benchmark=None if path == registry.SUITE else path,
+        tokenizer=tokenizer,
+        mirror=mirror,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        max_input_tokens=max_input_tokens,
+    )
+    check_splits(builder, split)
+    return streamed(builder, split) if streaming else prepared(builder, split)
+
+
+def download_manager(builder: SuiteBuilder) -> DownloadManager:
+    """A download manager sharing the builder's download cache (the one ``download_and_prepare`` uses)."""
+    config = DownloadConfig(cache_dir=builder._cache_downloaded_dir, use_etag=False, token=builder.token)
+    return DownloadManager(
+        dataset_name=builder.dataset_name,
+        download_config=config,
+        data_dir=builder.config.data_dir,
+        base_path=builder.base_path,
+    )
+
+
+def prefetch(builders: Iterable[SuiteBuilder]) -> None:
+    """Fetch the sources of many configs at once, so an archive they share is read once.
+
+    Sources are grouped by (benchmark, mirror, data_dir); each group resolves through one resolver,
+    which extracts every needed member of an archive in a single pass over it.
+    """
+    groups: dict[tuple, list[SuiteBuilder]] = {}
+    for builder in builders:
+        key = (
+            builder.BENCHMARK.name,
+            builder.config.mirror,
+            builder.config.data_dir,
+            builder._cache_dir_root,
+        )
+        groups.setdefault(key, []).append(builder)
+    for members in groups.values():
+        first = members[0]
+        sources = {
+            f"{b.config.name}/{name}": source
+            for b in members
+            for name, source in b.config.task.sources(b.config.length).items()
+        }
+        first.resolver(download_manager(first)).resolve(sources)
+
+
+def prepare(builders: Iterable[SuiteBuilder]) -> None:
+    """``download_and_prepare`` many configs, fetching their shared sources once first."""
+    builders = list(builders)
+    prefetch(builders)
+    for builder in builders:
+        with _unwrapped_errors():
+            builder.download_and_prepare()

@@ -1,0 +1,181 @@
+"""The one ``datasets.GeneratorBasedBuilder`` every benchmark uses.
+
+:func:`builder_class` turns a :class:`~longbench_suite.task.Benchmark` into a builder class whose
+``BUILDER_CONFIGS`` are its ``<task>_<length>`` configs. A builder instance carries the user's options
+(tokenizer, mirror, data_dir, max_input_tokens) in its config, and a cache ``hash`` made of the library
+version, the source code of the core and of the benchmark package, and the tokenizer's identity, so a
+code or tokenizer change never reuses a stale cache.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+import datasets
+from datasets.builder import Key
+from datasets.download.streaming_download_manager import StreamingDownloadManager
+
+from ._version import __version__
+from .errors import DataFormatError
+from .sources import SourceResolver
+from .task import Benchmark, BuildEnv, Task
+from .tokenizers import TokenCounter, load_tokenizer
+
+_CORE_DIR = Path(__file__).resolve().parent
+
+
+class SuiteConfig(datasets.BuilderConfig):
+    """A ``<task>_<length>`` config plus the options that change how its rows are built."""
+
+    def __init__(
+        self,
+        *,
+        task: Task | None = None,
+        length: str | None = None,
+        mirror: str | None = None,
+        max_input_tokens: int | None = None,
+        **kwargs,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.length = length
+        self.mirror = mirror
+        self.max_input_tokens = max_input_tokens
+
+    def create_config_id(self, config_kwargs: dict, custom_features=None) -> str:
+        # The tokenizer's identity goes into the builder hash; what else changes the rows (or where
+        # they come from) is hashed here, so no path or URL — nor any credential in it — shows in
+        # the cache path.
+        options = {
+            k: config_kwargs.get(k)
+            for k in ("data_dir", "mirror", "max_input_tokens")
+            if config_kwargs.get(k) is not None
+        }
+        if "data_dir" in options:
+            options["data_dir"] = os.path.normpath(os.path.abspath(options["data_dir"]))
+        if not options:
+            return self.name
+        digest = hashlib.sha256(repr(sorted(options.items())).encode("utf-8")).hexdigest()[:12]
+        return f"{self.name}-{digest}"
+
+
+@functools.cache
+def code_hash(benchmark_dir: str) -> str:
+    """A digest of the library's core modules and of one benchmark package."""
+    h = hashlib.sha256(__version__.encode("utf-8"))
+    for path in sorted([*_CORE_DIR.glob("*.py"), *Path(benchmark_dir).rglob("*.py")]):
+        h.update(path.name.encode("utf-8"))
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class SuiteBuilder(datasets.GeneratorBasedBuilder):
+    """Builds one config of one benchmark; subclasses set ``BENCHMARK`` (see :func:`builder_class`)."""
+
+    BENCHMARK: Benchmark
+    BUILDER_CONFIG_CLASS = SuiteConfig
+    VERSION = datasets.Version(__version__)
+    # Long-context rows are large (a 128k-token prompt is ~0.5 MB); keep Arrow write batches small.
+    DEFAULT_WRITER_BATCH_SIZE = 64
+
+    def __init__(self, *args, **kwargs) -> None:
+        config_name = kwargs.get("config_name")
+        tokenizer_spec = kwargs.pop("tokenizer", None)
+        task, _length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
+        spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
+        self._tokenizer = load_tokenizer(spec) if spec else None
+        kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
+        if kwargs.get("hash") is None:
+            identity = self._tokenizer.identity if self._tokenizer else "-"
+            package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
+            kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
+        super().__init__(*args, **kwargs)
+
+    # -- datasets hooks -----------------------------------------------------------------------
+
+    def _info(self) -> datasets.DatasetInfo:
+        bench = self.BENCHMARK
+        return datasets.DatasetInfo(
+            description=bench.description,
+            features=bench.features,
+            homepage=bench.homepage,
+            citation=bench.citation,
+            license=bench.license,
+        )
+
+    @property
+    def task(self) -> Task:
+        return self.config.task
+
+    @property
+    def tokenizer(self) -> TokenCounter:
+        return self._tokenizer
+
+    def source_cache_root(self) -> str:
+        return os.path.join(self._cache_dir_root, "longbench_suite", "sources")
+
+    def resolver(self, dl_manager) -> SourceResolver:
+        return SourceResolver(
+            dl_manager,
+            cache_root=self.source_cache_root(),
+            mirror=self.config.mirror,
+            data_dir=self.config.data_dir,
+            streaming=isinstance(dl_manager, StreamingDownloadManager),
+        )
+
+    def _split_generators(self, dl_manager):
+        task, length = self.config.task, self.config.length
+        resolver = self.resolver(dl_manager)
+        files = resolver.resolve(task.sources(length))
+        if resolver.checksums:
+            self.info.download_checksums = {**(self.info.download_checksums or {}), **resolver.checksums}
+        return [
+            datasets.SplitGenerator(name=split, gen_kwargs={"split": split, "files": files})
+            for split in task.splits(length, files)
+        ]
+
+    def _generate_examples(self, split, files):
+        env = BuildEnv(
+            config_name=self.config.name,
+            length=self.config.length,
+            tokenizer=self._tokenizer,
+            max_input_tokens=self.config.max_input_tokens,
+        )
+        count = 0
+        for count, row in enumerate(
+            self.config.task.generate(split, self.config.length, files, env), start=1
+        ):
+            yield Key(0, count - 1), row
+        if count == 0:
+            raise DataFormatError(
+                f"{self.BENCHMARK.name}/{self.config.name}: the {split!r} split came out empty; "
+                f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
+            )
+
+
+def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:
+    """The builder class of a benchmark, with one ``BuilderConfig`` per ``<task>_<length>``.
+
+    ``module`` is the benchmark package's ``__name__``: ``datasets`` names the builder after it, and
+    its source files go into the cache hash.
+    """
+    configs = []
+    for task in benchmark.tasks:
+        for length in task.lengths:
+            configs.append(
+                SuiteConfig(
+                    name=task.config_name(length),
+                    version=datasets.Version(__version__),
+                    description=task.description,
+                    task=task,
+                    length=length,
+                )
+            )
+    return type(
+        f"{benchmark.name.capitalize()}Builder",
+        (SuiteBuilder,),
+        {"BENCHMARK": benchmark, "BUILDER_CONFIGS": configs, "__module__": module},
+    )

@@ -1,0 +1,71 @@
+"""Every config of every benchmark, and how a name resolves to one.
+
+``benchmark/config`` always resolves; a bare config name resolves when exactly one benchmark has it;
+an ambiguous name lists its qualified candidates and an unknown one lists close matches.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+
+from .errors import UnknownNameError
+from .task import Benchmark
+
+SUITE = "longbench_suite"
+
+#: benchmark name -> the package that declares it (``BENCHMARK`` and ``Builder``)
+BENCHMARK_MODULES = {
+    "helmet": "longbench_suite.builders.helmet",
+}
+
+
+def benchmark_names() -> list[str]:
+    return list(BENCHMARK_MODULES)
+
+
+def _module(name: str):
+    if name not in BENCHMARK_MODULES:
+        raise UnknownNameError(_unknown("benchmark", name, benchmark_names()))
+    return importlib.import_module(BENCHMARK_MODULES[name])
+
+
+def benchmark(name: str) -> Benchmark:
+    return _module(name).BENCHMARK
+
+
+def builder_class(name: str):
+    return _module(name).Builder
+
+
+def list_configs(benchmark_name: str | None = None) -> list[str]:
+    """Qualified names (``helmet/nq_8k``) of every config, or of one benchmark's."""
+    names = [benchmark_name] if benchmark_name else benchmark_names()
+    return [f"{b}/{c}" for b in names for c in benchmark(b).config_names]
+
+
+def _unknown(kind: str, name: str, candidates: list[str]) -> str:
+    close = difflib.get_close_matches(name, candidates, n=5, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    return f"unknown {kind} {name!r}{hint}"
+
+
+def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
+    """``(benchmark, config)`` for a config name, qualified or bare."""
+    if "/" in name:
+        benchmark_name, _, name = name.partition("/")
+    if benchmark_name:
+        if benchmark_name == SUITE:
+            return resolve(name)
+        configs = benchmark(benchmark_name).config_names
+        if name not in configs:
+            raise UnknownNameError(_unknown(f"config of {benchmark_name}", name, configs))
+        return benchmark_name, name
+    owners = [b for b in benchmark_names() if name in benchmark(b).config_names]
+    if len(owners) == 1:
+        return owners[0], name
+    if len(owners) > 1:
+        qualified = ", ".join(f"{b}/{name}" for b in owners)
+        raise UnknownNameError(f"config name {name!r} is ambiguous; use one of {qualified}")
+    everything = [c for b in benchmark_names() for c in benchmark(b).config_names]
+    raise UnknownNameError(_unknown("config", name, everything + list_configs()))
