@@ -1,0 +1,30 @@
+"""The HELMET-derived training & evaluation benchmark (``helmet.md``, ``helmet-derived.md``)."""
+
+from longbench_suite.builder import builder_class
+from longbench_suite.task import Benchmark
+
+from .common import FEATURES
+from .tasks import TASKS
+
+CITATION = """@inproceedings{yen2025helmet,
+  title={HELMET: How to Evaluate Long-Context Language Models Effectively and Thoroughly},
+  author={Howard Yen and Tianyu Gao and Minmin Hou and Ke Ding and Daniel Fleischer and Peter Izsak
+          and Moshe Wasserblat and Danqi Chen},
+  booktitle={International Conference on Learning Representations (ICLR)},
+  year={2025}
+}"""
+
+BENCHMARK = Benchmark(
+    name="helmet",
+    tasks=TASKS,
+    features=FEATURES,
+    description=(
+        "A training & evaluation benchmark derived from HELMET: every task at 8k-128k tokens, with "
+        "`eval` = HELMET's evaluation instances and `dev` = the remaining upstream instances."
+    ),
+    homepage="https://github.com/princeton-nlp/HELMET",
+    citation=CITATION,
+    license="MIT (HELMET code); the data inherit the licences of their sources",
+)
+
+Builder = builder_class(BENCHMARK, __name__)

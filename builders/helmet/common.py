@@ -1,0 +1,114 @@
+"""What every HELMET task shares: lengths, the data archive, the row schema, fit and row assembly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import datasets
+
+from longbench_suite.sources import Member, RemoteFile, hub_url
+from longbench_suite.task import BuildEnv, Task, features
+from longbench_suite.templates import PromptTemplate
+from longbench_suite.truncation import fit_by_cutting_context
+
+#: HELMET's length grid, K = 1024 (``helmet.md`` §1.1)
+LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
+
+DEFAULT_TOKENIZER = "meta-llama/Llama-2-7b-hf"
+
+# The Hub repo's only data commit ("data upload", 2024-10-07); "main" has not moved since (HEAD c5b85e7).
+ARCHIVE_REVISION = "main"
+ARCHIVE = RemoteFile(hub_url("princeton-nlp/HELMET", "data.tar.gz", revision=ARCHIVE_REVISION))
+
+
+def archive_member(path: str) -> Member:
+    """A file of HELMET's ``data.tar.gz`` (paths start with ``data/``)."""
+    return Member(ARCHIVE, (path,))
+
+
+PASSAGE = datasets.List({"title": datasets.Value("string"), "text": datasets.Value("large_string")})
+
+FEATURES = features(
+    task=datasets.Value("string"),
+    question=datasets.Value("large_string"),
+    max_new_tokens=datasets.Value("int32"),
+    depth=datasets.Value("float64"),
+    positive_ctxs=PASSAGE,
+    metadata=datasets.Value("large_string"),
+)
+
+
+@dataclass(frozen=True, eq=False)
+class HelmetTask(Task):
+    """A HELMET task: its prompt, generation length and chat-mode default (``helmet.md`` §1.2-§1.3)."""
+
+    name: str
+    helmet_name: str
+    template: PromptTemplate
+    generation_max_length: int
+    use_chat_template: bool
+    description: str = ""
+    lengths: tuple[str, ...] = tuple(LENGTHS)
+    default_tokenizer: str = DEFAULT_TOKENIZER
+    sizes: Mapping[str, int] = field(default_factory=dict)
+
+    def max_length(self, length: str) -> int:
+        return LENGTHS[length]
+
+    def input_budget(self, env: BuildEnv) -> int:
+        """HELMET fits the prompt to ``input_max_length - generation_max_length`` tokens."""
+        return env.budget(LENGTHS[env.length] - self.generation_max_length)
+
+    def expected_sizes(self, length: str) -> Mapping[str, int]:
+        return self.sizes
+
+    def fit(self, fields: Mapping[str, object], env: BuildEnv, what: str) -> tuple[str, dict]:
+        """Render the completion-mode prompt, cutting only ``context`` from its end until it fits."""
+
+        def render(context: str) -> str:
+            return self.template.render_completion({**fields, "context": context})
+
+        prompt, context, _ = fit_by_cutting_context(
+            render, str(fields["context"]), env.tokenizer, self.input_budget(env), what=what
+        )
+        return prompt, {**fields, "context": context}
+
+    def row(
+        self,
+        env: BuildEnv,
+        *,
+        prompt: str,
+        fields: Mapping[str, object],
+        output: str,
+        answers: list[str],
+        query_id: str,
+        question: str,
+        depth: float | None = None,
+        positive_ctxs: list[dict] | None = None,
+        metadata: Mapping[str, object] | None = None,
+    ) -> dict:
+        """One row in the HELMET schema."""
+        return {
+            "input": prompt,
+            "output": output,
+            "answers": answers,
+            "query_id": query_id,
+            "max_length": LENGTHS[env.length],
+            "use_chat_template": self.use_chat_template,
+            "answer_prefix": self.template.render_suffix(fields),
+            "task": self.name,
+            "question": question,
+            "max_new_tokens": self.generation_max_length,
+            "depth": depth,
+            "positive_ctxs": positive_ctxs or [],
+            "metadata": json.dumps({"helmet_name": self.helmet_name, **(metadata or {})}, ensure_ascii=False),
+        }
+
+    def info(self, length: str) -> dict:
+        return {
+            "helmet name": self.helmet_name,
+            "generation max length": self.generation_max_length,
+            "chat template by default": self.use_chat_template,
+        }

@@ -1,0 +1,222 @@
+"""HELMET's retrieval-augmented QA family: NQ, TriviaQA, PopQA, HotpotQA (``helmet.md`` §3.1).
+
+One row of a KILT file is one question at one depth (gold-passage position). ``eval`` is HELMET's
+selection: ``random.seed(42); random.sample(sorted(set(keys)), 100)``, then every row of those keys in
+file order (PopQA: among rows with ``log10(s_pop) < 3``). ``dev`` is every other question, one depth
+variant each, chosen by :func:`dev_variant` from the query id, so the same variant is chosen at every
+length. Demos come from the matching ``k3`` file exactly as HELMET draws them; for ``dev`` rows the
+pool also loses every ``eval`` question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from longbench_suite import sampling
+from longbench_suite.errors import DataFormatError
+from longbench_suite.records import iter_jsonl, require
+from longbench_suite.sources import FileRef
+from longbench_suite.task import BuildEnv
+from longbench_suite.templates import PromptTemplate
+
+from .common import HelmetTask, archive_member
+
+TEMPLATE = PromptTemplate(
+    user=(
+        "Use the given documents to write a concise and short answer to the question. Write your answer "
+        "in the following format:\nAnswer: [answer]\n\n{demos}{context}\n\nQuestion: {question}"
+    ),
+    answer_prefix="Answer:",
+    separator="\n",
+)
+PASSAGE = "Document (Title: {title}): {text}"
+DEMO = "{documents}\n\nQuestion: {question}\nAnswer: {answer}"
+EVAL_QUESTIONS = 100
+SHOTS = 2
+
+
+def render_passages(ctxs: list[dict]) -> str:
+    return "\n\n".join(PASSAGE.format(title=c["title"], text=c["text"]) for c in ctxs)
+
+
+@dataclass(frozen=True)
+class KiltRecord:
+    """The fields of one KILT row that the partition and demos need (kept small for big files)."""
+
+    line: int
+    key: object
+    depth: float | None
+    popular: bool
+
+
+def dev_variant(query_id: str, variants: list[KiltRecord]) -> KiltRecord:
+    """The one depth variant of a non-eval question that goes to ``dev``.
+
+    Variants are ordered by ``depth`` when the file has it (so the choice is the same depth at every
+    length whatever the row order) and by file order otherwise (HotpotQA); the index is
+    ``derived_seed("helmet-dev-variant", query_id) % len(variants)``.
+    """
+    ordered = sorted(variants, key=lambda r: (r.depth is None, r.depth if r.depth is not None else 0, r.line))
+    return ordered[sampling.derived_seed("helmet-dev-variant", query_id) % len(ordered)]
+
+
+@dataclass(frozen=True, eq=False)
+class RagTask(HelmetTask):
+    test_file: str = ""  # with {k}
+    demo_file: str = ""
+    passages: Mapping[str, int] = field(default_factory=dict)
+    key_field: str = "question"
+    popularity_threshold: float | None = None
+
+    def sources(self, length: str) -> dict:
+        return {
+            "test": archive_member(self.test_file.format(k=self.passages[length])),
+            "demos": archive_member(self.demo_file),
+        }
+
+    def info(self, length: str) -> dict:
+        return {**super().info(length), "passages in context": self.passages[length]}
+
+    # -- records -------------------------------------------------------------------------------
+
+    def _key(self, record: dict, where: str):
+        require(record, [self.key_field], where)
+        return record[self.key_field]
+
+    def _popular(self, record: dict, where: str) -> bool:
+        """True when the popularity filter drops the row (``log10(s_pop) >= threshold``)."""
+        if self.popularity_threshold is None:
+            return False
+        require(record, ["s_pop"], where)
+        return math.log10(record["s_pop"]) >= self.popularity_threshold
+
+    def query_id(self, key) -> str:
+        if self.key_field == "question":
+            return f"{self.name}-{hashlib.sha256(str(key).encode('utf-8')).hexdigest()[:16]}"
+        return f"{self.name}-{key}"
+
+    def _scan(self, ref: FileRef) -> list[KiltRecord]:
+        scanned = []
+        for line, record in iter_jsonl(ref):
+            where = f"{ref.label}, line {line}"
+            depth = record.get("depth")
+            scanned.append(
+                KiltRecord(
+                    line,
+                    self._key(record, where),
+                    None if depth is None else float(depth),
+                    self._popular(record, where),
+                )
+            )
+        return scanned
+
+    def partition(self, scanned: list[KiltRecord]) -> tuple[set, dict[int, str]]:
+        """``(eval keys, {line: split})`` for every row that goes to a split."""
+        eligible = [r.key for r in scanned if not r.popular]
+        eval_keys = set(sampling.sample_keys(eligible, EVAL_QUESTIONS, sampling.HELMET_SEED))
+        chosen = {r.line: "eval" for r in scanned if r.key in eval_keys and not r.popular}
+        by_key: dict = {}
+        for r in scanned:
+            if r.key not in eval_keys:
+                by_key.setdefault(r.key, []).append(r)
+        for key, variants in by_key.items():
+            chosen[dev_variant(self.query_id(key), variants).line] = "dev"
+        return eval_keys, chosen
+
+    # -- demos -------------------------------------------------------------------------------
+
+    def _demo_pool(self, ref: FileRef) -> list[dict]:
+        pool = []
+        for line, record in iter_jsonl(ref):
+            where = f"{ref.label}, line {line}"
+            if self._popular(record, where):
+                continue
+            require(record, ["question", "answers", "ctxs"], where)
+            pool.append(
+                {
+                    "key": self._key(record, where),
+                    "text": DEMO.format(
+                        documents=render_passages(_passages(record, where)),
+                        question=record["question"],
+                        answer=_answers(record, where)[0],
+                    ),
+                }
+            )
+        return pool
+
+    def _demos(self, pool: list[dict], key) -> tuple[str, list]:
+        """HELMET: shuffle the pool with the key's seed, keep the first row per key, take two."""
+        order = sampling.hf_shuffle_order(len(pool), sampling.helmet_rag_seed(key))
+        picked = sampling.first_per_key(order, lambda i: pool[i]["key"], SHOTS)
+        text = "\n\n".join(pool[i]["text"] for i in picked) + "\n\n"
+        return text, [pool[i]["key"] for i in picked]
+
+    # -- rows ---------------------------------------------------------------------------------
+
+    def generate(
+        self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
+    ) -> Iterator[dict]:
+        eval_keys, chosen = self.partition(self._scan(files["test"]))
+        pool = self._demo_pool(files["demos"])
+        if split == "dev":
+            pool = [d for d in pool if d["key"] not in eval_keys]
+        demo_cache: dict = {}
+        for line, record in iter_jsonl(files["test"]):
+            if chosen.get(line) != split:
+                continue
+            where = f"{files['test'].label}, line {line}"
+            require(record, ["question", "answers", "ctxs"], where)
+            key = self._key(record, where)
+            if key not in demo_cache:
+                # HELMET drops the row's own question from the pool only for PopQA (whose pool is its
+                # test set); dev rows always drop it.
+                own = self.popularity_threshold is not None or split == "dev"
+                candidates = [d for d in pool if d["key"] != key] if own else pool
+                demo_cache[key] = self._demos(candidates, key)
+            demos, demo_keys = demo_cache[key]
+            answers = _answers(record, where)
+            fields = {
+                "demos": demos,
+                "context": render_passages(_passages(record, where)),
+                "question": record["question"],
+            }
+            prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
+            depth = record.get("depth")
+            yield self.row(
+                env,
+                prompt=prompt,
+                fields=fields,
+                output=answers[0],
+                answers=answers,
+                query_id=self.query_id(key),
+                question=record["question"],
+                depth=None if depth is None else float(depth),
+                positive_ctxs=_passages(record, where, "positive_ctxs"),
+                metadata={
+                    "source_line": line,
+                    "passages": len(record["ctxs"]),
+                    "demo_query_ids": [self.query_id(k) for k in demo_keys],
+                },
+            )
+
+
+def _passages(record: dict, where: str, field: str = "ctxs") -> list[dict]:
+    """``title``/``text`` of each passage; other keys vary between passages and are ignored (#31)."""
+    passages = []
+    for i, ctx in enumerate(record.get(field) or []):
+        if not isinstance(ctx, dict) or "text" not in ctx or "title" not in ctx:
+            raise DataFormatError(f"{where}: passage {i} of {field!r} has no 'title' and 'text'")
+        passages.append({"title": ctx["title"], "text": ctx["text"]})
+    return passages
+
+
+def _answers(record: dict, where: str) -> list[str]:
+    answers = record["answers"]
+    if isinstance(answers, str):
+        answers = [answers]
+    if not answers or not all(isinstance(a, str) for a in answers):
+        raise DataFormatError(f"{where}: 'answers' must be a non-empty list of strings, got {answers!r}")
+    return list(answers)
