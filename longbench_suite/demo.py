@@ -1,0 +1,42 @@
+"""``longbench-suite demo``: every benchmark, end to end, offline, on built-in sample data.
+
+It writes a small mirror of synthetic sources in the exact upstream layouts into the cache directory,
+trains a small BPE tokenizer (the real default, Llama-2, is gated and needs the Hub), and builds a few
+configs of every benchmark through the same download, parsing, partition and truncation code that
+real data goes through.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from . import registry
+from .stats import SplitStats, split_stats
+
+
+def demo_root(cache_dir: str | None) -> str:
+    import datasets
+
+    return os.path.join(cache_dir or datasets.config.HF_DATASETS_CACHE, "longbench_suite", "demo")
+
+
+def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
+    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
+    from .api import load_dataset
+    from .synthetic import train_demo_tokenizer
+    from .tokenizers import load_tokenizer
+
+    root = demo_root(cache_dir)
+    mirror = os.path.join(root, "mirror")
+    tokenizer = train_demo_tokenizer(os.path.join(root, "tokenizer"))
+    counter = load_tokenizer(tokenizer)
+    results: list[SplitStats] = []
+    for bench in registry.benchmark_names():
+        samples = importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
+        samples.write_samples(mirror)
+        for config in samples.DEMO_CONFIGS:
+            splits = load_dataset(bench, config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache_dir)
+            for split, dataset in splits.items():
+                results.append(split_stats(f"{bench}/{config}", split, dataset["input"], counter))
+    return results, mirror, tokenizer
