@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from longbench_suite.synthetic import TextMaker, jsonl_bytes, tar_gz_bytes, write_to_mirror
 
 from .common import ARCHIVE
-from .tasks import KILT_PASSAGES
+from .rag import KILT_PASSAGES
 
 DEP6 = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
