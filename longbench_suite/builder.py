@@ -100,7 +100,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         bench = self.BENCHMARK
         return datasets.DatasetInfo(
             description=bench.description,
-            features=bench.features,
+            features=bench.features_of(self.config.task) if self.config.task else bench.features,
             homepage=bench.homepage,
             citation=bench.citation,
             license=bench.license,

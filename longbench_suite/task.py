@@ -43,6 +43,9 @@ class Task(ABC):
     lengths: tuple[str, ...]
     description: str = ""
     default_tokenizer: str = ""
+    #: a task's own row schema, for benchmarks whose tasks cannot share one (Ada-LEval's TSort and
+    #: BestAnswer type ``answer`` differently); ``None`` uses the benchmark's
+    features: datasets.Features | None = None
     #: why a split that upstream cannot supply is missing; ``None`` means both splits exist
     missing_split_reasons: ClassVar[Mapping[str, str]] = {}
 
@@ -104,9 +107,13 @@ class Benchmark:
                 if name in self._by_config:
                     raise ValueError(f"{self.name}: config {name} is declared twice")
                 self._by_config[name] = (task, length)
-        missing = set(COMMON_FEATURES) - set(self.features)
-        if missing:
-            raise ValueError(f"{self.name}: the row schema lacks the common columns {sorted(missing)}")
+        for schema in [self.features, *(t.features for t in self.tasks if t.features is not None)]:
+            missing = set(COMMON_FEATURES) - set(schema)
+            if missing:
+                raise ValueError(f"{self.name}: a row schema lacks the common columns {sorted(missing)}")
+
+    def features_of(self, task: Task) -> datasets.Features:
+        return task.features if task.features is not None else self.features
 
     @property
     def config_names(self) -> list[str]:
