@@ -56,6 +56,8 @@ class TokenCounter(ABC):
 
     name: str
     identity: str
+    #: True when no token can contain a line break, so text on either side of one tokenizes alone
+    splits_at_newlines: bool = False
 
     @abstractmethod
     def encode(self, text: str, *, special: bool = True) -> Encoding:
@@ -86,6 +88,7 @@ class WordCounter(TokenCounter):
     """Whitespace-separated words, exactly ``str.split()``."""
 
     name = identity = "words"
+    splits_at_newlines = True
 
     def encode(self, text: str, *, special: bool = True) -> Encoding:
         spans = [m.span() for m in _WORD.finditer(text)]
@@ -99,6 +102,7 @@ class CharCounter(TokenCounter):
     """Unicode code points (the unit of upstream Chinese lengths)."""
 
     name = identity = "chars"
+    splits_at_newlines = True
 
     def encode(self, text: str, *, special: bool = True) -> Encoding:
         return Encoding(ids=[ord(c) for c in text], offsets=[(i, i + 1) for i in range(len(text))])
@@ -116,6 +120,7 @@ class HFTokenizer(TokenCounter):
         self.identity = (
             "tokenizer.json:" + hashlib.sha256(tokenizer.to_str().encode("utf-8")).hexdigest()[:32]
         )
+        self.splits_at_newlines = _no_token_spans_newlines(tokenizer)
 
     @property
     def backend(self):
@@ -147,6 +152,19 @@ class HFTokenizer(TokenCounter):
 
         self._tok = Tokenizer.from_str(state["json"])
         self.name, self.identity = state["name"], state["identity"]
+        self.splits_at_newlines = _no_token_spans_newlines(self._tok)
+
+
+def _no_token_spans_newlines(tokenizer) -> bool:
+    """No vocabulary entry holds a line break together with anything else.
+
+    A line break is then its own (byte) token, and BPE merges never cross one. Byte-level
+    vocabularies spell the line-break byte ``Ċ``; SentencePiece byte fallback spells it ``<0x0A>``.
+    """
+    for token in tokenizer.get_vocab(with_added_tokens=True):
+        if ("\n" in token or "Ċ" in token) and token not in ("\n", "Ċ"):
+            return False
+    return True
 
 
 class TiktokenCounter(TokenCounter):

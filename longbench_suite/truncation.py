@@ -5,8 +5,8 @@ tokens, tiktoken tokens, words or characters. Token counts include the special t
 adds by default (Llama's BOS), because that is how HELMET and LongBench count.
 
 **Prefix fast path.** Finding where token *n* ends does not need the whole text tokenized: tokens do
-not span line breaks, so the first *n* tokens of a long-enough prefix that ends at a line break are
-the first *n* tokens of the text. We tokenize such a prefix holding ``n + margin`` tokens (growing it
+not span a line break (for byte-level BPEs, one right after a letter or digit), so the first *n*
+tokens of a long-enough prefix that ends at such a break are the first *n* tokens of the text. We tokenize such a prefix holding ``n + margin`` tokens (growing it
 if it falls short) and tokenize the whole text when the prefix would be (nearly) the whole text or no
 line break is near. The same holds for the last *n* tokens and a suffix starting at a line break.
 On a 200k-token document this makes an 8k cut 10-40x cheaper, with identical output
@@ -60,6 +60,33 @@ def _reach(n_chars: int) -> int:
     return max(_SNAP_REACH, n_chars // 4)
 
 
+def _is_break(text: str, j: int, counter: TokenCounter) -> bool:
+    """Whether a window may start at, or end just before, the line break at ``j``.
+
+    Tokenizers with no token containing a line break (Llama, word and character counters) never merge
+    across one. Byte-level BPEs (cl100k) merge runs of whitespace into line-break tokens and glue
+    breaks to preceding punctuation, so for them only a break right after a letter or digit starts a
+    new piece in every context.
+    """
+    if not 0 < j < len(text) - 1:
+        return False
+    return counter.splits_at_newlines or text[j - 1].isalnum()
+
+
+def _break_forward(text: str, start: int, stop: int, counter: TokenCounter) -> int:
+    j = text.find("\n", start, stop)
+    while j != -1 and not _is_break(text, j, counter):
+        j = text.find("\n", j + 1, stop)
+    return j
+
+
+def _break_back(text: str, start: int, stop: int, counter: TokenCounter) -> int:
+    j = text.rfind("\n", start, stop)
+    while j != -1 and not _is_break(text, j, counter):
+        j = text.rfind("\n", start, j)
+    return j
+
+
 def _whole(text: str, counter: TokenCounter) -> Window:
     return Window(counter.encode(text), 0, len(text), complete=True)
 
@@ -67,8 +94,8 @@ def _whole(text: str, counter: TokenCounter) -> Window:
 def head_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = MARGIN) -> Window:
     """Encode a prefix of ``text`` whose first ``n_tokens`` tokens equal those of the whole text.
 
-    The prefix ends just before a newline: tokenizers do not merge across line breaks (Llama's vocab
-    has no token containing one), so the tokens before it are the text's own. A text with no line
+    The prefix ends just before a line break no token spans (see :func:`_is_break`), so the tokens
+    before it are the text's own. A text with no line
     break near the cut is tokenized whole.
     """
     needed = n_tokens + margin
@@ -76,7 +103,7 @@ def head_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = M
     while True:
         if n_chars >= len(text) * _WHOLE_FRACTION:
             return _whole(text, counter)
-        stop = text.find("\n", n_chars, n_chars + _reach(n_chars))
+        stop = _break_forward(text, n_chars, n_chars + _reach(n_chars), counter)
         if stop == -1:
             return _whole(text, counter)
         enc = counter.encode(text[:stop])
@@ -97,7 +124,7 @@ def tail_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = M
         if n_chars >= len(text) * _WHOLE_FRACTION:
             return _whole(text, counter)
         wanted = len(text) - n_chars
-        start = text.rfind("\n", max(0, wanted - _reach(n_chars)), wanted + 1)
+        start = _break_back(text, max(0, wanted - _reach(n_chars)), wanted + 1, counter)
         if start <= 0:
             return _whole(text, counter)
         enc = counter.encode(text[start:])

@@ -1,7 +1,7 @@
 """Truncation: the prefix fast path equals full tokenization; upstream methods are reproduced."""
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
@@ -72,6 +72,8 @@ def counter(request, llama2_tokenizer, cl100k):
 
 @SETTINGS
 @given(text=TEXTS, n=BUDGETS)
+@example(text="0" * 24 + ".0000" * 60 + "\n" * 3000, n=2)  # cl100k merges runs of line breaks
+@example(text="0" + "a" * 3000, n=1)  # BPE groups a run from its start
 def test_fast_paths_equal_full_tokenization(counter, text, n):
     assert tr.keep_head(text, counter, n) == tr.keep_head(text, counter, n, fast=False)
     assert tr.keep_tail(text, counter, n) == tr.keep_tail(text, counter, n, fast=False)
