@@ -6,9 +6,10 @@ adds by default (Llama's BOS), because that is how HELMET and LongBench count.
 
 **Prefix fast path.** Finding where token *n* ends does not need the whole text tokenized: tokens do
 not span a line break (for byte-level BPEs, one right after a letter or digit), so the first *n*
-tokens of a long-enough prefix that ends at such a break are the first *n* tokens of the text. We tokenize such a prefix holding ``n + margin`` tokens (growing it
-if it falls short) and tokenize the whole text when the prefix would be (nearly) the whole text or no
-line break is near. The same holds for the last *n* tokens and a suffix starting at a line break.
+tokens of a long-enough prefix that ends at such a break are the first *n* tokens of the text. We
+tokenize such a prefix holding ``n + margin`` tokens (growing it if it falls short) and tokenize the
+whole text when the prefix would be (nearly) the whole text or no such line break is near. The same
+holds for the last *n* tokens and a suffix starting at such a line break.
 On a 200k-token document this makes an 8k cut 10-40x cheaper, with identical output
 (``benchmarks/truncation.py``; the property tests compare both paths).
 """
