@@ -128,7 +128,7 @@ def textsort_rows(length: str, scale: Scale) -> list[dict]:
     for i in range(row_count(length, scale)):
         book = 40_000 + i // scale.cases_per_book
         start = (i % scale.cases_per_book) * stride
-        segments = [text.paragraph(2, scale.words) for _ in range(4)]
+        segments = [text.paragraph(1 + text.randint(0, 2), scale.words) for _ in range(4)]
         shown = [0, 1, 2, 3]
         text.shuffle(shown)  # shown[d] is the true position of the segment displayed as Part d + 1
         answer = [shown.index(true) + 1 for true in range(4)]
