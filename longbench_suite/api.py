@@ -96,9 +96,12 @@ def streamed(builder: SuiteBuilder, split: str | None):
             return builder.as_streaming_dataset(split=split)
     except ValueError as exc:
         if split is not None and "Bad split" in str(exc):
-            raise SplitUnavailableError(
-                task.missing_split_reason(_requested_splits(split)[0], length)
-            ) from None
+            # The task may have decided its splits from the data: name the split it left out, with
+            # what it recorded about the sources.
+            available = builder.available_splits or ()
+            requested = _requested_splits(split)
+            missing = next((name for name in requested if name not in available), requested[0])
+            raise SplitUnavailableError(task.missing_split_reason(missing, length, builder.info)) from None
         raise
 
 

@@ -20,7 +20,7 @@ from datasets.download.streaming_download_manager import StreamingDownloadManage
 
 from ._version import __version__
 from .errors import DataFormatError
-from .sources import SourceResolver
+from .sources import RemoteFile, SourceResolver
 from .task import Benchmark, BuildEnv, Task
 from .tokenizers import TokenCounter, load_tokenizer
 
@@ -80,6 +80,9 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     VERSION = datasets.Version(__version__)
     # Long-context rows are large (a 128k-token prompt is ~0.5 MB); keep Arrow write batches small.
     DEFAULT_WRITER_BATCH_SIZE = 64
+    #: the splits the last split generation offered (set once the sources are resolved; a task may
+    #: decide them from the data)
+    available_splits: tuple[str, ...] | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         config_name = kwargs.get("config_name")
@@ -129,12 +132,19 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         task, length = self.config.task, self.config.length
         resolver = self.resolver(dl_manager)
-        files = resolver.resolve(task.sources(length))
-        if resolver.checksums:
-            self.info.download_checksums = {**(self.info.download_checksums or {}), **resolver.checksums}
+        sources = task.sources(length)
+        files = resolver.resolve(sources)
+        recorded = dict(resolver.checksums)
+        for name, facts in task.source_facts(length, files).items():
+            source = sources[name]
+            key = source.url if isinstance(source, RemoteFile) else f"{source.archive.url}#{source.path}"
+            recorded[key] = {**recorded.get(key, {}), **facts}
+        if recorded:
+            self.info.download_checksums = {**(self.info.download_checksums or {}), **recorded}
+        self.available_splits = task.splits(length, files)
         return [
             datasets.SplitGenerator(name=split, gen_kwargs={"split": split, "files": files})
-            for split in task.splits(length, files)
+            for split in self.available_splits
         ]
 
     def _generate_examples(self, split, files):

@@ -1,11 +1,14 @@
 """Parsing upstream JSON and JSON-Lines files, with errors that name the file and the line.
 
 JSON-Lines files are read one line at a time (LV-Eval's 256k lines are several MB each), never loaded
-whole. Blank lines are skipped, as the Hugging Face JSON loader does.
+whole. Blank lines are skipped, as the Hugging Face JSON loader does. Files holding one JSON array of
+records (Ada-LEval's, up to hundreds of MB) are parsed one element at a time by
+:func:`iter_json_records`.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -65,3 +68,97 @@ def require(record: dict, fields: Sequence[str], where: str) -> None:
     for name in fields:
         if name not in record:
             raise DataFormatError(f"{where}: the record has no field {name!r} (it has {sorted(record)})")
+
+
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+class _ArrayReader:
+    """A text buffer over a binary stream that grows only while the element at its head is incomplete."""
+
+    def __init__(self, stream, label: str, chunk_bytes: int) -> None:
+        self.stream, self.label, self.chunk_bytes = stream, label, chunk_bytes
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf, self.pos, self.eof, self.lines_dropped = "", 0, False, 0
+
+    def fill(self) -> bool:
+        """Read more text (at least as much as is buffered, so big elements cost amortised O(n))."""
+        if self.eof:
+            return False
+        if self.pos > (1 << 16) and self.pos * 2 > len(self.buf):
+            self.lines_dropped += self.buf.count("\n", 0, self.pos)
+            self.buf, self.pos = self.buf[self.pos :], 0
+        data = self.stream.read(max(self.chunk_bytes, len(self.buf) - self.pos))
+        self.eof = not data
+        try:
+            self.buf += self.decoder.decode(data, final=self.eof)
+        except UnicodeDecodeError as exc:
+            raise self.error(f"not valid UTF-8 ({exc.reason})") from None
+        return True
+
+    def peek(self) -> str:
+        """The next non-whitespace character ('' at the end of the file)."""
+        while True:
+            while self.pos < len(self.buf) and self.buf[self.pos] in _WHITESPACE:
+                self.pos += 1
+            if self.pos < len(self.buf) or not self.fill():
+                return self.buf[self.pos : self.pos + 1]
+
+    def value(self):
+        """The JSON value at the (non-whitespace) head of the buffer."""
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if self.fill():
+                    continue
+                raise self.error(f"malformed JSON ({exc.msg})", at=exc.pos) from None
+            if end == len(self.buf) and self.fill():  # a number or literal may go on in the next chunk
+                continue
+            self.pos = end
+            return value
+
+    def error(self, message: str, at: int | None = None) -> DataFormatError:
+        line = self.lines_dropped + self.buf.count("\n", 0, self.pos if at is None else at) + 1
+        return DataFormatError(f"{self.label}, line {line}: {message}")
+
+
+def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tuple[int, dict]]:
+    """``(index, record)`` for every element of a file holding one JSON array of objects (0-based).
+
+    The array is parsed incrementally, one element at a time, so a file is never held whole; a
+    consumer that stops early reads only the elements it took. Errors name the file and the line.
+    """
+    try:
+        with ref.open() as stream:
+            reader = _ArrayReader(stream, ref.label, chunk_bytes)
+            if reader.peek() != "[":
+                raise reader.error("expected a JSON array of records")
+            reader.pos += 1
+            index = 0
+            if reader.peek() == "]":
+                reader.pos += 1
+            else:
+                while True:
+                    record = reader.value()
+                    if not isinstance(record, dict):
+                        kind = type(record).__name__
+                        raise reader.error(f"element {index}: expected a JSON object, got {kind}")
+                    yield index, record
+                    index += 1
+                    separator = reader.peek()
+                    reader.pos += 1
+                    if separator == "]":
+                        break
+                    if not separator:
+                        raise reader.error("the file ends inside the JSON array (truncated?)")
+                    if separator != ",":
+                        raise reader.error(f"expected ',' or ']' after element {index - 1}")
+                    reader.peek()
+            if reader.peek():
+                raise reader.error("unexpected content after the JSON array")
+    except (DataFormatError, SourceError):
+        raise
+    except OSError as exc:
+        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None

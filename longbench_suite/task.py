@@ -78,6 +78,14 @@ class Task(ABC):
         """Why ``split`` is missing; ``info`` (of a prepared build) lets a task say what the data held."""
         return self.missing_split_reasons.get(split, f"{self.config_name(length)} has no {split!r} split")
 
+    def source_facts(self, length: str, files: Mapping[str, FileRef]) -> Mapping[str, Mapping[str, Any]]:
+        """Facts about the source files, by source name (e.g. ``{"data": {"num_rows": 1000}}``).
+
+        The builder records them in the dataset info next to the files' checksums
+        (``info.download_checksums[url]``), for hosts that publish neither checksums nor sizes.
+        """
+        return {}
+
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         """Split sizes the specs fix (checked by ``longbench-suite check``); empty where not fixed."""
         return {}

@@ -1,0 +1,68 @@
+"""TSort (upstream ``textsort``): put four shuffled book segments back in order (``adaleval.md`` §4, §5.2).
+
+The hosted record carries the complete prompt, which the official runner sends unchanged, so ``input``
+is ``prompt`` verbatim. ``answer`` (the part numbers in their true order, e.g. ``[4, 1, 3, 2]``) may be
+stored as a list or as a JSON string; both become a list of ints. Consecutive cases overlap (a stride
+of 64 or 128 paragraphs), so rows of one ``book_id`` never straddle ``eval`` and ``dev``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import datasets
+
+from longbench_suite.records import require
+
+from .common import AdaTask, PaperStats, ada_features, field_id, field_list, field_str
+
+FEATURES = ada_features(
+    answer=datasets.List(datasets.Value("int32")),
+    book_id=datasets.Value("string"),
+    para_offset=datasets.List(datasets.Value("int64")),
+)
+
+
+class TSortTask(AdaTask):
+    features = FEATURES
+    group_field = "book_id"
+
+    def columns(self, record: dict, where: str) -> dict[str, Any]:
+        require(record, ["prompt", "answer", "book_id", "para_offset"], where)
+        answer = field_list(record, "answer", where, int, json_string=True)
+        book_id = field_id(record, "book_id", where)
+        para_offset = field_list(record, "para_offset", where, int)
+        official_index = f"{book_id}_{'_'.join(str(x) for x in para_offset)}"
+        return {
+            "input": field_str(record, "prompt", where),
+            "output": json.dumps(answer),
+            "query_id": f"{self.name}-{official_index}",
+            "official_index": official_index,
+            "answer": answer,
+            "book_id": book_id,
+            "para_offset": para_offset,
+        }
+
+
+PAPER = {
+    "2k": PaperStats(5123, 2000, 1816),
+    "4k": PaperStats(5451, 4000, 3724),
+    "8k": PaperStats(5324, 8000, 7663),
+    "16k": PaperStats(4957, 16000, 15662),
+    "32k": PaperStats(2206, 32000, 31226),
+    "64k": PaperStats(1658, 64000, 62407),
+    "128k": PaperStats(782, 127800, 121488),
+}
+
+TASK = TSortTask(
+    name="tsort",
+    file_stem="textsort",
+    paper=PAPER,
+    not_in_paper=("1k",),
+    description=(
+        "TSort: four contiguous book segments (Booksum / Project Gutenberg) shown shuffled between their "
+        "neighbouring paragraphs; the model gives their original order, e.g. [4, 1, 3, 2]. tsort_1k is "
+        "hosted upstream but not reported in the paper."
+    ),
+)
