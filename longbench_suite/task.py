@@ -28,7 +28,7 @@ class BuildEnv:
 
     config_name: str
     length: str
-    tokenizer: TokenCounter
+    tokenizer: TokenCounter | None  # None only for a task whose uses_tokenizer() said no
     max_input_tokens: int | None = None
 
     def budget(self, default: int | None) -> int | None:
@@ -73,6 +73,11 @@ class Task(ABC):
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)
+
+    def uses_tokenizer(self, max_input_tokens: int | None) -> bool:
+        """Whether a build needs the tokenizer. A task that never counts tokens unless the user sets
+        ``max_input_tokens`` says no otherwise, so building it loads (or fetches) no tokenizer."""
+        return True
 
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
         """Why ``split`` is missing; ``info`` (of a prepared build) lets a task say what the data held."""
