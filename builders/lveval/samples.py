@@ -22,7 +22,7 @@ from longbench_suite.synthetic import TextMaker, jsonl_bytes, write_to_mirror, z
 from .common import LEVELS, archive
 from .tasks import TASKS
 
-ZH_WORDS = (
+ZH_WORDS = (  # noqa: SIM905
     "城市 河流 山脉 图书馆 学校 医院 公园 火车 飞机 老师 学生 医生 作家 画家 科学家 历史 文化 经济 "
     "技术 研究 发展 北方 南方 古老 安静 美丽 重要 建立 发现 记录 描述 影响 参加 组织 会议 报告 "
     "问题 方法 结果 时间 地方 人们 今天 以后 之前"
