@@ -19,7 +19,7 @@ import zipfile
 import pytest
 from longbench_suite.builders.lveval import common, samples
 
-from longbench_suite import get_builder, load_dataset, prepare, registry
+from longbench_suite import cli, get_builder, load_dataset, prepare, registry
 from longbench_suite.errors import DataFormatError, SourceError, SplitUnavailableError, TokenizerLoadError
 from longbench_suite.sources import mirrored
 from tests.support.http_mirror import MirrorServer
@@ -219,6 +219,28 @@ def test_55_configs_are_listed_under_upstream_names():
     assert registry.resolve("factrecall_zh_256k") == ("lveval", "factrecall_zh_256k")
 
 
+ROWS_PER_LEVEL = {  # lveval.md §2
+    "hotpotwikiqa_mixup": 124,
+    "loogle_SD_mixup": 160,
+    "loogle_CR_mixup": 99,
+    "loogle_MIR_mixup": 139,
+    "multifieldqa_en_mixup": 101,
+    "multifieldqa_zh_mixup": 133,
+    "factrecall_en": 200,
+    "factrecall_zh": 200,
+    "cmrc_mixup": 200,
+    "lic_mixup": 197,
+    "dureader_mixup": 176,
+}
+
+
+def test_declared_sizes_are_the_published_ones():
+    bench = registry.benchmark("lveval")
+    sizes = {c: bench.lookup(c)[0].expected_sizes(bench.lookup(c)[1]) for c in CONFIGS}
+    assert sizes == {c: {"eval": ROWS_PER_LEVEL[c.rsplit("_", 1)[0]]} for c in CONFIGS}
+    assert sum(ROWS_PER_LEVEL.values()) == 1729
+
+
 def test_sources_are_pinned_zips_with_both_member_layouts():
     bench = registry.benchmark("lveval")
     for config in CONFIGS:
@@ -286,6 +308,20 @@ def test_dev_is_refused_with_the_reason(mirror, tmp_path):
     with pytest.raises(SplitUnavailableError, match=r"no 'dev' split"):
         load_dataset("longbench_suite", "factrecall_zh_16k", split="eval+dev", **opts)
     assert set(load_dataset("lveval", "factrecall_en_64k", **opts)) == {"eval"}
+
+
+def test_cli_refuses_dev_in_one_line(mirror, tmp_path, capsys):
+    assert cli.main(["build", "factrecall_en_64k", "--split", "dev", "--mirror", mirror]) == 2
+    assert "evaluation data only" in capsys.readouterr().err
+
+
+def test_demo_configs_build_from_the_samples_through_the_verified_download_path(tmp_path):
+    samples.write_samples(str(tmp_path / "m"))
+    for config in samples.DEMO_CONFIGS:
+        rows = load_dataset(
+            "lveval", config, split="eval", mirror=str(tmp_path / "m"), cache_dir=str(tmp_path)
+        )
+        assert len(rows) > 0, config
 
 
 def test_building_without_a_budget_needs_no_tokenizer(mirror, tmp_path):

@@ -148,8 +148,9 @@ class LvevalDataset(Task):
     max_new_tokens: int
     metric: str
     qa_pairs: int  # rows per level (factrecall: 200 rows of one pair)
-    golden: bool  # the HF script's groups: answer_keywords present (GOLDEN*) ...
-    distractor: bool  # ... confusing_facts present (*DISTRACTOR)
+    # The HF script's groups: GOLDEN* datasets have answer_keywords, *DISTRACTOR ones confusing_facts.
+    has_answer_keywords: bool
+    has_confusing_facts: bool
     licence: str
     description: str = ""
     lengths: tuple[str, ...] = LEVELS
@@ -177,7 +178,7 @@ class LvevalDataset(Task):
         return {"data": Member(archive(self.name), (f"{self.name}/{config}.jsonl", f"{config}.jsonl"))}
 
     def info(self, length: str) -> dict:
-        extra = (("answer_keywords", self.golden), ("confusing_facts", self.distractor))
+        extra = (("answer_keywords", self.has_answer_keywords), ("confusing_facts", self.has_confusing_facts))
         present = [name for name, on in extra if on]
         return {
             "language": self.language,

@@ -144,14 +144,14 @@ def _mixup_level(task, level: str, scale: Scale) -> list[dict]:
     for i, pair in enumerate(_pairs(task.name, task.language, scale.qa_pairs)):
         gold = (i * 7) % n_passages
         inserts = {gold: pair.evidence}
-        if task.distractor and task.name != "cmrc_mixup":
+        if task.has_confusing_facts and task.name != "cmrc_mixup":
             inserts[(gold + 1) % n_passages] = pair.confusing
         seed = f"lveval-{task.name}-{level}-{i}"
         context = _mixup_context(task.language, seed, n_passages, scale.passage_words, inserts)
         record = _record(task, pair.question, context, [pair.answer])
-        if task.golden:
+        if task.has_answer_keywords:
             record["answer_keywords"] = pair.keywords
-        if task.distractor:
+        if task.has_confusing_facts:
             record["confusing_facts"] = [] if task.name == "cmrc_mixup" else [pair.confusing]
         records.append(record)
     TextMaker(f"lveval-{task.name}-{level}-order").shuffle(records)
