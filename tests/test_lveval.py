@@ -52,84 +52,63 @@ PUBLISHED_SHA256 = {  # lveval.md §1
     "multifieldqa_zh_mixup": "bddda1fe0ab33a20f265f9de41bf86b0bf831baa225fe968c55c85e3da34f259",
 }
 
-# config.py DATASET_PROMPT, as quoted in lveval.md §5.
+# config.py DATASET_PROMPT, as quoted in lveval.md §5 (each distinct text once).
+SOME_PASSAGES_EN = (
+    "Answer the question based on the given passages. "
+    "Questions and answers are only relevant to some passages. "
+    "Only give me the answer and do not output any other explanation and evidence.\n\n"
+    "Article: {context}\n\nPlease answer the following question based on the above passages. "
+    "Questions and answers are only relevant to some passages. "
+    "Only give me the answer and do not output any other explanation and evidence.\n\n"
+    "Question: {input}\nAnswer:"
+)
+ONE_PASSAGE_EN = (
+    "Please answer the following question based on the given passages. "
+    "Questions and answers are only relevant to one passage. "
+    "Only give me the answer and do not output any other explanation and evidence.\n\n"
+    "Article: {context}\n\nPlease answer the following question based on the above passages. "
+    "Questions and answers are only relevant to one passage. "
+    "Only give me the answer and do not output any other explanation and evidence.\n\n"
+    "Question: {input}\nAnswer:"
+)
+ONE_PASSAGE_ZH = (
+    "请阅读以下文章并用中文回答问题，问题和答案只与其中一篇文章有关。只需要直接给出问题的答案，"
+    "不要输出其他任何解释和证据。\n\n文章：{context}\n\n请基于上面的文章回答下面的问题，"
+    "问题和答案只与其中一篇文章有关。只需要直接给出问题的答案，不要输出其他任何解释和证据。\n\n"
+    "问题：{input}\n回答："
+)
+FACTRECALL_EN = (
+    "Please answer the following questions based on the given article.\n\n"
+    "Article: {context}\n\n"
+    "Please answer the following questions based on the above article.\n\n"
+    "Question: {input}\nAnswer:"
+)
+FACTRECALL_ZH = (
+    "请基于给定的文章回答下述问题。\n\n文章：{context}\n\n现在请基于上述文章回答下面的问题。"
+    "\n\n问题：{input}\n回答："
+)
+ONE_ARTICLE_ZH = (
+    "请根据下面给定的文章回答问题，问题和答案只与其中一篇文章有关。\n\n文章：{context}\n\n"
+    "现在请基于上述文章回答下面的问题，问题和答案只与其中一篇文章有关。\n\n"
+    "问题：{input}\n回答："
+)
+ONE_ARTICLE_ZH_LIC = (
+    "请根据下面给定的文章回答问题，问题和答案只与其中一篇文章有关。\n\n文章：{context}\n\n"
+    "请现在基于上述文章回答下面的问题，问题和答案只与其中一篇文章有关。\n\n"
+    "问题：{input}\n回答："
+)
 TEMPLATES = {
-    "hotpotwikiqa_mixup": (
-        "Answer the question based on the given passages. "
-        "Questions and answers are only relevant to some passages. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Article: {context}\n\nPlease answer the following question based on the above passages. "
-        "Questions and answers are only relevant to some passages. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "loogle_SD_mixup": (
-        "Please answer the following question based on the given passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Article: {context}\n\nPlease answer the following question based on the above passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "loogle_CR_mixup": (
-        "Please answer the following question based on the given passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Article: {context}\n\nPlease answer the following question based on the above passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "loogle_MIR_mixup": (
-        "Please answer the following question based on the given passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Article: {context}\n\nPlease answer the following question based on the above passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "multifieldqa_en_mixup": (
-        "Please answer the following question based on the given passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Article: {context}\n\nPlease answer the following question based on the above passages. "
-        "Questions and answers are only relevant to one passage. "
-        "Only give me the answer and do not output any other explanation and evidence.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "multifieldqa_zh_mixup": (
-        "请阅读以下文章并用中文回答问题，问题和答案只与其中一篇文章有关。只需要直接给出问题的答案，"
-        "不要输出其他任何解释和证据。\n\n文章：{context}\n\n请基于上面的文章回答下面的问题，"
-        "问题和答案只与其中一篇文章有关。只需要直接给出问题的答案，不要输出其他任何解释和证据。\n\n"
-        "问题：{input}\n回答："
-    ),
-    "factrecall_en": (
-        "Please answer the following questions based on the given article.\n\n"
-        "Article: {context}\n\n"
-        "Please answer the following questions based on the above article.\n\n"
-        "Question: {input}\nAnswer:"
-    ),
-    "factrecall_zh": (
-        "请基于给定的文章回答下述问题。\n\n文章：{context}\n\n现在请基于上述文章回答下面的问题。"
-        "\n\n问题：{input}\n回答："
-    ),
-    "cmrc_mixup": (
-        "请根据下面给定的文章回答问题，问题和答案只与其中一篇文章有关。\n\n文章：{context}\n\n"
-        "现在请基于上述文章回答下面的问题，问题和答案只与其中一篇文章有关。\n\n"
-        "问题：{input}\n回答："
-    ),
-    "lic_mixup": (
-        "请根据下面给定的文章回答问题，问题和答案只与其中一篇文章有关。\n\n文章：{context}\n\n"
-        "请现在基于上述文章回答下面的问题，问题和答案只与其中一篇文章有关。\n\n"
-        "问题：{input}\n回答："
-    ),
-    "dureader_mixup": (
-        "请根据下面给定的文章回答问题，问题和答案只与其中一篇文章有关。\n\n文章：{context}\n\n"
-        "现在请基于上述文章回答下面的问题，问题和答案只与其中一篇文章有关。\n\n"
-        "问题：{input}\n回答："
-    ),
+    "hotpotwikiqa_mixup": SOME_PASSAGES_EN,
+    "loogle_SD_mixup": ONE_PASSAGE_EN,
+    "loogle_CR_mixup": ONE_PASSAGE_EN,
+    "loogle_MIR_mixup": ONE_PASSAGE_EN,
+    "multifieldqa_en_mixup": ONE_PASSAGE_EN,
+    "multifieldqa_zh_mixup": ONE_PASSAGE_ZH,
+    "factrecall_en": FACTRECALL_EN,
+    "factrecall_zh": FACTRECALL_ZH,
+    "cmrc_mixup": ONE_ARTICLE_ZH,
+    "lic_mixup": ONE_ARTICLE_ZH_LIC,
+    "dureader_mixup": ONE_ARTICLE_ZH,
 }
 
 

@@ -20,28 +20,11 @@ from tokenizers import Tokenizer
 
 from longbench_suite import load_dataset
 from longbench_suite.synthetic import TextMaker
+from tests.test_lveval import TEMPLATES
 
-FACTRECALL_EN = (
-    "Please answer the following questions based on the given article.\n\nArticle: {context}\n\n"
-    "Please answer the following questions based on the above article.\n\nQuestion: {input}\nAnswer:"
-)
-ONE_PASSAGE_EN = (
-    "Please answer the following question based on the given passages. "
-    "Questions and answers are only relevant to one passage. "
-    "Only give me the answer and do not output any other explanation and evidence.\n\n"
-    "Article: {context}\n\nPlease answer the following question based on the above passages. "
-    "Questions and answers are only relevant to one passage. "
-    "Only give me the answer and do not output any other explanation and evidence.\n\n"
-    "Question: {input}\nAnswer:"
-)
-ONE_PASSAGE_ZH = (
-    "请阅读以下文章并用中文回答问题，问题和答案只与其中一篇文章有关。"
-    "只需要直接给出问题的答案，不要输出其他任何解释和证据。\n\n"
-    "文章：{context}\n\n"
-    "请基于上面的文章回答下面的问题，问题和答案只与其中一篇文章有关。"
-    "只需要直接给出问题的答案，不要输出其他任何解释和证据。\n\n"
-    "问题：{input}\n回答："
-)
+FACTRECALL_EN = TEMPLATES["factrecall_en"]
+ONE_PASSAGE_EN = TEMPLATES["loogle_SD_mixup"]
+ONE_PASSAGE_ZH = TEMPLATES["multifieldqa_zh_mixup"]
 
 ROWS = 40
 LINE_BYTES = 1_100_000
@@ -128,9 +111,7 @@ def _english_records() -> list[dict]:
 
 def _chinese_records() -> list[dict]:
     text = samples.ZhText("lveval-cut-zh")
-    long = "\n\n".join(
-        f"文章 {p + 1}\n\n标题：{text.sentence(3)}\n内容：{text.paragraph(8)}" for p in range(40)
-    )
+    long = "\n\n".join(f"文章 {p + 1}\n\n标题：{text.words(3)}\n内容：{text.paragraph(8)}" for p in range(40))
     return [
         {"input": "谁建立了博物馆？", "context": long, "answers": ["张三"], "length": len(long)}
         | {"dataset": "multifieldqa_zh_mixup", "language": "zh", "answer_keywords": "张三"}

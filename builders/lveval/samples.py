@@ -46,16 +46,20 @@ DEMO_CONFIGS = ("factrecall_en_16k", "factrecall_zh_32k", "multifieldqa_en_mixup
 
 
 class ZhText:
-    """Deterministic pseudo-Chinese."""
+    """Deterministic pseudo-Chinese, with :class:`TextMaker`'s ``words``/``paragraph`` interface."""
 
     def __init__(self, seed: str) -> None:
         self._text = TextMaker(seed)
 
-    def sentence(self, n: int = 10) -> str:
-        return "".join(self._text.choice(ZH_WORDS) for _ in range(n)) + "。"
+    def words(self, n: int) -> str:
+        return "".join(self._text.choice(ZH_WORDS) for _ in range(n))
 
-    def paragraph(self, sentences: int) -> str:
-        return "".join(self.sentence() for _ in range(sentences))
+    def paragraph(self, sentences: int = 4, words: int = 12) -> str:
+        return "".join(self.words(words) + "。" for _ in range(sentences))
+
+
+def _text(language: str, seed: str) -> TextMaker | ZhText:
+    return TextMaker(seed) if language == "en" else ZhText(seed)
 
 
 def _length(language: str, question: str, context: str, answers: list[str]) -> int:
@@ -74,56 +78,46 @@ class Pair:
     confusing: str
 
 
+#: Per language: how a QA pair reads, filled with a founder ``who`` and a ``place``.
+PAIR_FORMS = {
+    "en": Pair(
+        question="Who founded the {place} {dataset} {i}?",
+        answer="The {place} was founded by {who}.",
+        keywords="{who}",
+        evidence="The {place} was founded by {who}.",
+        confusing="Some say the {place} was founded by Someone Else {i}.",
+    ),
+    "zh": Pair(
+        question="{place}是谁建立的？（{dataset} {i}）",
+        answer="{place}由{who}建立。",
+        keywords="{who}",
+        evidence="{place}由{who}建立。",
+        confusing="也有人说{place}由别人{i}号建立。",
+    ),
+}
+#: Per language: one section of a mixed-up context.
+SECTION = {"en": "### Passage {n}\n{body}", "zh": "文章 {n}\n\n标题：{title}\n内容：{body}"}
+SEPARATOR = {"en": " ", "zh": ""}
+
+
 def _pairs(dataset: str, language: str, n: int) -> list[Pair]:
+    text, forms = _text(language, f"lveval-{dataset}-pairs"), PAIR_FORMS[language]
     pairs = []
-    if language == "en":
-        text = TextMaker(f"lveval-{dataset}-pairs")
-        for i in range(n):
-            who = f"{text.words(1).title()} {text.words(1).title()} {i}"
-            place = text.words(2)
-            pairs.append(
-                Pair(
-                    question=f"Who founded the {place} {dataset} {i}?",
-                    answer=f"The {place} was founded by {who}.",
-                    keywords=who,
-                    evidence=f"The {place} was founded by {who}.",
-                    confusing=f"Some say the {place} was founded by Someone Else {i}.",
-                )
-            )
-    else:
-        text = ZhText(f"lveval-{dataset}-pairs")
-        for i in range(n):
-            who = f"{text.sentence(2)[:-1]}{i}号"
-            place = text.sentence(2)[:-1]
-            pairs.append(
-                Pair(
-                    question=f"{place}是谁建立的？（{dataset} {i}）",
-                    answer=f"{place}由{who}建立。",
-                    keywords=who,
-                    evidence=f"{place}由{who}建立。",
-                    confusing=f"也有人说{place}由别人{i}号建立。",
-                )
-            )
+    for i in range(n):
+        values = {"who": f"{text.words(2).title()} {i}", "place": text.words(2), "dataset": dataset, "i": i}
+        pairs.append(Pair(**{f: getattr(forms, f).format(**values) for f in Pair.__dataclass_fields__}))
     return pairs
 
 
 def _mixup_context(language: str, seed: str, n_passages: int, words: int, inserts: dict[int, str]) -> str:
     """Mixed-up passages; ``inserts`` puts sentences (evidence, confusing facts) into passages."""
+    text = _text(language, seed)
     sections = []
-    if language == "en":
-        text = TextMaker(seed)
-        for p in range(n_passages):
-            body = text.paragraph(max(1, words // 12), 12)
-            if p in inserts:
-                body = f"{body} {inserts[p]}"
-            sections.append(f"### Passage {p + 1}\n{body}")
-        return "\n\n".join(sections)
-    text = ZhText(seed)
     for p in range(n_passages):
-        body = text.paragraph(max(1, words // 10))
+        body = text.paragraph(max(1, words // 12), 12)
         if p in inserts:
-            body += inserts[p]
-        sections.append(f"文章 {p + 1}\n\n标题：{text.sentence(3)[:-1]}\n内容：{body}")
+            body += SEPARATOR[language] + inserts[p]
+        sections.append(SECTION[language].format(n=p + 1, title=text.words(3), body=body))
     return "\n\n".join(sections)
 
 
