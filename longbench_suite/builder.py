@@ -180,8 +180,7 @@ def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:
                     length=length,
                 )
             )
-    return type(
-        f"{benchmark.name.capitalize()}Builder",
-        (SuiteBuilder,),
-        {"BENCHMARK": benchmark, "BUILDER_CONFIGS": configs, "__module__": module},
-    )
+    attributes = {"BENCHMARK": benchmark, "BUILDER_CONFIGS": configs, "__module__": module}
+    if benchmark.writer_batch_size is not None:
+        attributes["DEFAULT_WRITER_BATCH_SIZE"] = benchmark.writer_batch_size
+    return type(f"{benchmark.name.capitalize()}Builder", (SuiteBuilder,), attributes)

@@ -103,6 +103,9 @@ class Benchmark:
     homepage: str
     citation: str
     license: str = ""
+    #: rows per Arrow write batch when a config is prepared; ``None`` keeps the builder's default.
+    #: Benchmarks with multi-MB rows (LV-Eval's 256k level) set it lower to keep memory flat.
+    writer_batch_size: int | None = None
     _by_config: dict[str, tuple[Task, str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

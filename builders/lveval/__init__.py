@@ -29,6 +29,8 @@ BENCHMARK = Benchmark(
     homepage="https://github.com/infinigence/LVEval",
     citation=CITATION,
     license="MIT; cmrc_mixup and lic_mixup: CC-BY-SA-4.0",
+    # A 256k row holds the prompt and the context, each several MB: write Arrow 8 rows at a time.
+    writer_batch_size=8,
 )
 
 Builder = builder_class(BENCHMARK, __name__)
