@@ -309,6 +309,10 @@ def test_building_without_a_budget_needs_no_tokenizer(mirror, tmp_path):
     assert len(rows) == samples.DEMO.factrecall_rows
     with pytest.raises(TokenizerLoadError, match=r"meta-llama/Llama-2-7b-hf"):
         get_builder("factrecall_en_16k", max_input_tokens=1000)
+    lazy = get_builder("factrecall_en_16k")  # its tokenizer is loaded on first use (e.g. for --stats)
+    with pytest.raises(TokenizerLoadError, match=r"meta-llama/Llama-2-7b-hf"):
+        _ = lazy.tokenizer
+    assert get_builder("factrecall_en_16k", tokenizer="words").tokenizer.name == "words"
 
 
 def test_streaming_over_http_equals_prepared(built, http, tmp_path):

@@ -18,7 +18,7 @@ import pytest
 from longbench_suite.builders.lveval import samples
 from tokenizers import Tokenizer
 
-from longbench_suite import load_dataset
+from longbench_suite import load_dataset, registry
 from longbench_suite.synthetic import TextMaker
 from tests.test_lveval import TEMPLATES
 
@@ -63,6 +63,16 @@ def _long_level_zip(path) -> tuple[list[tuple[str, str]], int]:
     return expected, max(len(line.encode("utf-8")) for line in lines)
 
 
+def _check_rows(rows, expected) -> int:
+    seen = 0
+    for i, row in enumerate(rows):
+        assert (_sha(row["context"]), _sha(row["input"])) == expected[i], i
+        assert row["answers"] == [f"row {i}"] and row["confusing_facts"] == [f"confusing {i}"]
+        assert row["query_id"].endswith("-0")  # distinct questions: every pair appears once
+        seen += 1
+    return seen
+
+
 def test_256k_lines_stream_in_flat_memory_and_arrive_intact(tmp_path):
     expected, line_bytes = _long_level_zip(tmp_path / "factrecall_en.zip")
     assert line_bytes >= 1_000_000
@@ -71,13 +81,7 @@ def test_256k_lines_stream_in_flat_memory_and_arrive_intact(tmp_path):
     )
     tracemalloc.start()
     try:
-        seen = 0
-        for i, row in enumerate(stream):
-            assert (_sha(row["context"]), _sha(row["input"])) == expected[i], i
-            assert row["answers"] == [f"row {i}"] and row["confusing_facts"] == [f"confusing {i}"]
-            assert row["query_id"].endswith("-0")  # distinct questions: every pair appears once
-            seen += 1
-            del row
+        seen = _check_rows(stream, expected)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -86,6 +90,28 @@ def test_256k_lines_stream_in_flat_memory_and_arrive_intact(tmp_path):
     # about 7 here); reading the file into a list would hold all ROWS of them.
     assert peak < 12 * line_bytes, (peak, line_bytes)
     assert peak < ROWS * line_bytes / 3, (peak, ROWS * line_bytes)
+
+
+def test_256k_lines_are_prepared_a_few_rows_at_a_time(tmp_path):
+    expected, line_bytes = _long_level_zip(tmp_path / "factrecall_en.zip")
+    tracemalloc.start()
+    try:
+        rows = load_dataset(
+            "lveval",
+            "factrecall_en_256k",
+            split="eval",
+            data_dir=str(tmp_path),
+            cache_dir=str(tmp_path / "c"),
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert _check_rows(rows, expected) == ROWS
+    # Each row carries the prompt and the context (two lines' worth); Arrow batches of 8 rows keep
+    # the peak near 20 lines, where the default batch of 64 would hold every row here (over 80).
+    assert peak < 30 * line_bytes, (peak, line_bytes)
+    assert registry.builder_class("lveval").DEFAULT_WRITER_BATCH_SIZE == 8
+    assert registry.builder_class("helmet").DEFAULT_WRITER_BATCH_SIZE == 64, "other benchmarks keep theirs"
 
 
 def _reference_cut(tok: Tokenizer, prompt: str, budget: int) -> str:
