@@ -89,7 +89,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         tokenizer_spec = kwargs.pop("tokenizer", None)
         task, _length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
-        self._tokenizer = load_tokenizer(spec) if spec else None
+        needed = task is None or tokenizer_spec is not None
+        needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"))
+        self._tokenizer_spec = spec
+        self._tokenizer = load_tokenizer(spec) if spec and needed else None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
@@ -115,6 +118,9 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
 
     @property
     def tokenizer(self) -> TokenCounter:
+        """The config's tokenizer; loaded on first use when the build itself did not need it."""
+        if self._tokenizer is None and self._tokenizer_spec:
+            self._tokenizer = load_tokenizer(self._tokenizer_spec)
         return self._tokenizer
 
     def source_cache_root(self) -> str:
@@ -184,8 +190,7 @@ def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:
                     length=length,
                 )
             )
-    return type(
-        f"{benchmark.name.capitalize()}Builder",
-        (SuiteBuilder,),
-        {"BENCHMARK": benchmark, "BUILDER_CONFIGS": configs, "__module__": module},
-    )
+    attributes = {"BENCHMARK": benchmark, "BUILDER_CONFIGS": configs, "__module__": module}
+    if benchmark.writer_batch_size is not None:
+        attributes["DEFAULT_WRITER_BATCH_SIZE"] = benchmark.writer_batch_size
+    return type(f"{benchmark.name.capitalize()}Builder", (SuiteBuilder,), attributes)

@@ -28,7 +28,7 @@ class BuildEnv:
 
     config_name: str
     length: str
-    tokenizer: TokenCounter
+    tokenizer: TokenCounter | None  # None only for a task whose uses_tokenizer() said no
     max_input_tokens: int | None = None
 
     def budget(self, default: int | None) -> int | None:
@@ -74,6 +74,11 @@ class Task(ABC):
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)
 
+    def uses_tokenizer(self, max_input_tokens: int | None) -> bool:
+        """Whether a build needs the tokenizer. A task that never counts tokens unless the user sets
+        ``max_input_tokens`` says no otherwise, so building it loads (or fetches) no tokenizer."""
+        return True
+
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
         """Why ``split`` is missing; ``info`` (of a prepared build) lets a task say what the data held."""
         return self.missing_split_reasons.get(split, f"{self.config_name(length)} has no {split!r} split")
@@ -106,6 +111,9 @@ class Benchmark:
     homepage: str
     citation: str
     license: str = ""
+    #: rows per Arrow write batch when a config is prepared; ``None`` keeps the builder's default.
+    #: Benchmarks with multi-MB rows (LV-Eval's 256k level) set it lower to keep memory flat.
+    writer_batch_size: int | None = None
     _by_config: dict[str, tuple[Task, str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
