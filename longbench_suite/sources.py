@@ -230,10 +230,11 @@ class SourceResolver:
             return
         digest, size = archives.sha256_of(local, self.cache_root)
         if remote.sha256 and digest != remote.sha256:
+            removed = self._in_download_cache(local)
             self.discard(local)
+            fate = "the download was removed from the cache" if removed else "the file was left as it is"
             raise SourceError(
-                f"sha256 mismatch for {_redact(location)}: expected {remote.sha256}, got {digest}"
-                " (the downloaded copy was removed from the cache)"
+                f"sha256 mismatch for {_redact(location)}: expected {remote.sha256}, got {digest} ({fate})"
             )
         self.checksums[remote.url] = {"num_bytes": size, "checksum": digest}
 
