@@ -145,7 +145,11 @@ def _cmd_demo(args) -> int:
     print(stats_table(results))
     print(f"\nSample sources (upstream layouts): {mirror}")
     print(f"Tokens counted with the demo's BPE tokenizer: {tokenizer}")
-    print("Real data: `longbench-suite build CONFIG` (Hub access and, for Llama-2, an HF token are needed).")
+    print(
+        "Real data: `longbench-suite build CONFIG` downloads from the upstream hosts (the Hugging Face Hub;"
+        " Ada-LEval's opencompass.openxlab.space). Budgets default to Llama-2 tokens (a gated Hub repo: set"
+        " HF_TOKEN or pass --tokenizer) and Ada-LEval's lengths to tiktoken's cl100k_base."
+    )
     return 0
 
 
