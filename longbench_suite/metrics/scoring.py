@@ -163,10 +163,13 @@ def score_task(
 
 
 def load_rows(dataset) -> list[dict]:
-    """A split's rows as dicts, without the long columns no metric reads."""
-    if hasattr(dataset, "remove_columns") and hasattr(dataset, "column_names"):
-        drop = [c for c in UNREAD_COLUMNS if c in dataset.column_names]
-        dataset = dataset.remove_columns(drop) if drop else dataset
+    """A split's rows as dicts (from a ``Dataset``, an ``IterableDataset`` or any iterable of
+    mappings), without the long columns no metric reads."""
+    names = getattr(dataset, "column_names", None) or []
+    drop = [c for c in UNREAD_COLUMNS if c in names]
+    if drop and hasattr(dataset, "remove_columns"):
+        dataset = dataset.remove_columns(drop)
+    if hasattr(dataset, "to_list"):
         return dataset.to_list()
     return [dict(r) for r in dataset]
 
