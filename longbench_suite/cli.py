@@ -129,12 +129,10 @@ def _cmd_info(args) -> int:
     return 0
 
 
-def _cmd_build(args) -> int:
+def _prepared_builders(args) -> list:
+    """The builders of ``args.configs`` with the source options, splits checked, sources read once."""
     from . import api
-    from .stats import split_stats, stats_table
 
-    if args.output and (len(args.configs) != 1 or not args.split):
-        raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
     options = dict(
         tokenizer=args.tokenizer,
         mirror=args.mirror,
@@ -146,6 +144,16 @@ def _cmd_build(args) -> int:
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders)
+    return builders
+
+
+def _cmd_build(args) -> int:
+    from . import api
+    from .stats import split_stats, stats_table
+
+    if args.output and (len(args.configs) != 1 or not args.split):
+        raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
+    builders = _prepared_builders(args)
     stats = []
     for builder in builders:
         splits = (
@@ -184,24 +192,15 @@ def _cmd_score(args) -> int:
     if len(args.predictions) != len(args.configs):
         given = f"{len(args.configs)} CONFIG but {len(args.predictions)} --predictions files"
         raise SystemExit(f"longbench-suite score: {given}; give one predictions file per config")
-    options = dict(
-        tokenizer=args.tokenizer,
-        mirror=args.mirror,
-        data_dir=args.data_dir,
-        cache_dir=args.cache_dir,
-        max_input_tokens=args.max_input_tokens,
-    )
-    builders = [api.get_builder(name, **options) for name in args.configs]
+    records = [read_predictions(path) for path in args.predictions]  # bad files fail before any build
+    judges: Judges = judges_from(args.judge_model, args.nli_model)
+    builders = _prepared_builders(args)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
-    judges: Judges = judges_from(args.judge_model, args.nli_model)
-    for builder in builders:
-        api.check_splits(builder, args.split)
-    api.prepare(builders)
     results = []
-    for builder, path in zip(builders, args.predictions, strict=True):
+    for builder, path, lines in zip(builders, args.predictions, records, strict=True):
         rows = load_rows(api.prepared(builder, args.split))
-        predictions = align_predictions(read_predictions(path), [str(r["query_id"]) for r in rows], path)
+        predictions = align_predictions(lines, [str(r["query_id"]) for r in rows], path)
         task, length = builder.config.task, builder.config.length
         results.append(
             score_task(

@@ -230,6 +230,20 @@ def _msmarco(prediction: str, row: Row) -> RowScores:
     return {**ranking_metrics(scores, qrels), "num_preds": float(len(scores))}
 
 
+def _alce(row, metric: str, **aggregates) -> TaskScoring:
+    """An ALCE task: its own correctness metric, then citation recall and precision (NLI judge)."""
+    from . import helmet_alce
+
+    return TaskScoring(
+        f"eval_alce.py ({metric}, AutoAIS citations)",
+        row,
+        (metric, "citation_rec", "citation_prec"),
+        aggregates={**aggregates, **helmet_alce.CITATION_AGGREGATES},
+        judged=helmet_alce.citations_judged,
+        judge_needed=helmet_alce.NEEDS,
+    )
+
+
 def _tasks() -> dict[str, TaskScoring]:
     from . import helmet_alce, helmet_judge
 
@@ -271,22 +285,8 @@ def _tasks() -> dict[str, TaskScoring]:
             judged=helmet_judge.summary_judged,
             judge_needed=helmet_judge.NEEDS,
         ),
-        "alce_asqa": TaskScoring(
-            "eval_alce.py (str_em, AutoAIS citations)",
-            helmet_alce.asqa_row,
-            ("str_em", "citation_rec", "citation_prec"),
-            aggregates={"length": plain, **helmet_alce.CITATION_AGGREGATES},
-            judged=helmet_alce.citations_judged,
-            judge_needed=helmet_alce.NEEDS,
-        ),
-        "alce_qampari": TaskScoring(
-            "eval_alce.py (qampari_rec_top5, AutoAIS citations)",
-            helmet_alce.qampari_row,
-            ("qampari_rec_top5", "citation_rec", "citation_prec"),
-            aggregates={"length": plain, "num_preds": plain, **helmet_alce.CITATION_AGGREGATES},
-            judged=helmet_alce.citations_judged,
-            judge_needed=helmet_alce.NEEDS,
-        ),
+        "alce_asqa": _alce(helmet_alce.asqa_row, "str_em", length=plain),
+        "alce_qampari": _alce(helmet_alce.qampari_row, "qampari_rec_top5", length=plain, num_preds=plain),
     }
 
 
