@@ -54,6 +54,43 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(p)
 
     p = commands.add_parser(
+        "score", help="score predictions with the benchmark's official metrics, printing a table"
+    )
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="config names, e.g. nq_8k or helmet/nq_8k")
+    p.add_argument(
+        "--predictions",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help='JSON Lines, one file per CONFIG in the same order; each line {"index": row, "prediction": '
+        'str} or {"query_id": id, "prediction": str} (query_id only where it is unique in the split)',
+    )
+    p.add_argument("--split", default="eval", help="the split the predictions are for (default: eval)")
+    p.add_argument("--output", help="also write the results (with per-row scores) as JSON to FILE")
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="GROUP",
+        help="a row column to break each config down by (length_bucket, depth, ...), or a summary over "
+        "the configs: category (HELMET, LongBench), level (LV-Eval); repeatable",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("auto", "chat", "completion"),
+        default="auto",
+        help="how the outputs were generated; HELMET prepends the answer prefix to completion-mode "
+        "outputs (default auto: each row's use_chat_template)",
+    )
+    p.add_argument(
+        "--judge-model", help="OpenAI model for HELMET's GPT-4o judge (needs openai, OPENAI_API_KEY)"
+    )
+    p.add_argument(
+        "--nli-model", help="seq2seq NLI model for HELMET's citation metrics (google/t5_xxl_true_nli_mixture)"
+    )
+    _source_options(p)
+
+    p = commands.add_parser(
         "demo", help="build a few configs of every benchmark offline from built-in sample data"
     )
     p.add_argument("--cache-dir", help="where the sample mirror, tokenizer and datasets go")
@@ -92,12 +129,10 @@ def _cmd_info(args) -> int:
     return 0
 
 
-def _cmd_build(args) -> int:
+def _prepared_builders(args) -> list:
+    """The builders of ``args.configs`` with the source options, splits checked, sources read once."""
     from . import api
-    from .stats import split_stats, stats_table
 
-    if args.output and (len(args.configs) != 1 or not args.split):
-        raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
     options = dict(
         tokenizer=args.tokenizer,
         mirror=args.mirror,
@@ -109,6 +144,16 @@ def _cmd_build(args) -> int:
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders)
+    return builders
+
+
+def _cmd_build(args) -> int:
+    from . import api
+    from .stats import split_stats, stats_table
+
+    if args.output and (len(args.configs) != 1 or not args.split):
+        raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
+    builders = _prepared_builders(args)
     stats = []
     for builder in builders:
         splits = (
@@ -137,6 +182,51 @@ def _write(dataset, path: str) -> None:
         raise SystemExit(f"longbench-suite build: --output must end in .jsonl or .parquet, got {path}")
 
 
+def _cmd_score(args) -> int:
+    from . import api
+    from .metrics import Judges, read_predictions, score_task, summarize
+    from .metrics.predictions import align_predictions
+    from .metrics.report import judges_from, results_json, results_table, summary_table
+    from .metrics.scoring import load_rows, summary_names
+
+    if len(args.predictions) != len(args.configs):
+        given = f"{len(args.configs)} CONFIG but {len(args.predictions)} --predictions files"
+        raise SystemExit(f"longbench-suite score: {given}; give one predictions file per config")
+    records = [read_predictions(path) for path in args.predictions]  # bad files fail before any build
+    judges: Judges = judges_from(args.judge_model, args.nli_model)
+    builders = _prepared_builders(args)
+    summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
+    columns = [b for b in args.by if b not in summaries]
+    results = []
+    for builder, path, lines in zip(builders, args.predictions, records, strict=True):
+        rows = load_rows(api.prepared(builder, args.split))
+        predictions = align_predictions(lines, [str(r["query_id"]) for r in rows], path)
+        task, length = builder.config.task, builder.config.length
+        results.append(
+            score_task(
+                builder.BENCHMARK.name,
+                task.name,
+                rows,
+                predictions,
+                length=length,
+                split=args.split,
+                config=f"{builder.BENCHMARK.name}/{builder.config.name}",
+                mode=args.mode,
+                judges=judges,
+                by=columns,
+            )
+        )
+    print(results_table(results))
+    summary = {by: summarize(results, by) for by in summaries}
+    for by, tables in summary.items():
+        print()
+        print(summary_table(by, tables))
+    if args.output:
+        results_json(results, summary, args.output)
+        print(f"\nwrote {args.output}")
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from . import demo
     from .stats import stats_table
@@ -153,7 +243,7 @@ def _cmd_demo(args) -> int:
     return 0
 
 
-COMMANDS = {"list": _cmd_list, "info": _cmd_info, "build": _cmd_build, "demo": _cmd_demo}
+COMMANDS = {"list": _cmd_list, "info": _cmd_info, "build": _cmd_build, "score": _cmd_score, "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -34,3 +34,7 @@ class TokenizerLoadError(SuiteError, ValueError):
 
 class MissingDependencyError(SuiteError, ImportError):
     """An optional dependency needed for the requested feature is not installed."""
+
+
+class PredictionError(SuiteError, ValueError):
+    """A predictions file that does not match the split's rows (missing, extra or duplicate rows)."""

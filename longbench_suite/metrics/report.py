@@ -1,0 +1,89 @@
+"""Printing and writing score results (``longbench-suite score``)."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .base import Judges
+from .scoring import ScoreResult
+
+
+def judges_from(judge_model: str | None, nli_model: str | None) -> Judges:
+    """The CLI's judges: an OpenAI chat model, and a seq2seq NLI model loaded on first use."""
+    from .helmet_alce import T5NLIJudge
+    from .helmet_judge import OpenAIJudge
+
+    nli = None
+    if nli_model:
+        loaded: list[T5NLIJudge] = []
+
+        def nli(premise: str, hypothesis: str) -> bool:
+            if not loaded:
+                loaded.append(T5NLIJudge.from_pretrained(nli_model))
+            return loaded[0](premise, hypothesis)
+
+    return Judges(nli=nli, llm=OpenAIJudge(model=judge_model) if judge_model else None)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.2f}"
+
+
+def _table(header: Sequence[str], lines: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *lines, strict=True)]
+    rows = [header, *lines]
+    return "\n".join(
+        "  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )
+
+
+def results_table(results: Sequence[ScoreResult]) -> str:
+    """One line per config and metric; headline metrics first and marked ``*``."""
+    lines = []
+    for r in results:
+        names = list(r.headline) + [m for m in r.metrics if m not in r.headline]
+        for name in names:
+            value = r.metrics.get(name)
+            shown = f"not computed ({r.not_computed[name]})" if name in r.not_computed else _fmt(value)
+            mark = "*" if name in r.headline else ""
+            lines.append([r.config, r.split or "", str(r.n_rows), f"{name}{mark}", shown])
+        for column, groups in r.groups.items():
+            for key, metrics in groups.items():
+                for name in r.headline:
+                    lines.append(
+                        [r.config, r.split or "", "", f"{name} [{column}={key}]", _fmt(metrics.get(name))]
+                    )
+    return (
+        _table(["config", "split", "rows", "metric", "score"], lines)
+        + "\n(* = the benchmark's reported metric)"
+    )
+
+
+def _flatten(prefix: tuple[str, ...], value: Any, out: list[list[str]]) -> None:
+    if isinstance(value, Mapping):
+        for key, inner in value.items():
+            _flatten((*prefix, str(key)), inner, out)
+    else:
+        out.append([*prefix, _fmt(value)])
+
+
+def summary_table(by: str, tables: Mapping[str, Any]) -> str:
+    """A benchmark's averages, one line per leaf (e.g. ``helmet 8k RAG 55.20``)."""
+    lines: list[list[str]] = []
+    _flatten((), tables, lines)
+    depth = max(len(x) for x in lines)
+    lines = [x[:-1] + [""] * (depth - len(x)) + x[-1:] for x in lines]
+    header = ["benchmark", *[""] * (depth - 2), "score"]
+    note = "(- = nothing scored for it; averages use the scores there are)"
+    return f"summary by {by}\n" + _table(header, lines) + "\n" + note
+
+
+def results_json(results: Sequence[ScoreResult], summary: Mapping[str, Any], path: str) -> None:
+    payload = {"results": [r.to_dict() for r in results], "summary": summary}
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(payload, f, ensure_ascii=False, indent=1, allow_nan=False)
