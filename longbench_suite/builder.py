@@ -84,8 +84,13 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def __init__(self, *args, **kwargs) -> None:
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
-        task, _length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
-        spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
+        task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
+        spec = tokenizer_spec
+        wants_default = task is not None and (
+            task.counts_tokens(length) or kwargs.get("max_input_tokens") is not None
+        )
+        if spec is None and wants_default:
+            spec = task.default_tokenizer
         self._tokenizer = load_tokenizer(spec) if spec else None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         if kwargs.get("hash") is None:
@@ -111,7 +116,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         return self.config.task
 
     @property
-    def tokenizer(self) -> TokenCounter:
+    def tokenizer(self) -> TokenCounter | None:
         return self._tokenizer
 
     def source_cache_root(self) -> str:

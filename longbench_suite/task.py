@@ -28,7 +28,7 @@ class BuildEnv:
 
     config_name: str
     length: str
-    tokenizer: TokenCounter
+    tokenizer: TokenCounter | None  # None only where the task counts no tokens (see Task.counts_tokens)
     max_input_tokens: int | None = None
 
     def budget(self, default: int | None) -> int | None:
@@ -59,6 +59,11 @@ class Task(ABC):
     @abstractmethod
     def max_length(self, length: str) -> int | None:
         """The config's token budget (the ``max_length`` column); ``None`` where there is none."""
+
+    def counts_tokens(self, length: str) -> bool:
+        """Whether building ``length`` counts tokens. When not (an untruncated length), no default
+        tokenizer is loaded unless the user gives ``max_input_tokens``."""
+        return True
 
     @abstractmethod
     def sources(self, length: str) -> dict[str, Source]:
