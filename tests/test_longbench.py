@@ -121,6 +121,8 @@ def test_every_config_builds_with_the_dev_rule(longbench_mirror, files, tmp_path
             assert [r["question"] for r in rows] == [r["input"] for r in files[task]]
             assert [r["_id"] for r in rows] == [r["_id"] for r in files[task]]
             assert {r["max_length"] for r in rows} == {budget}
+            assert {r["use_chat_template"] for r in rows} == {base(task) not in NO_CHAT}
+            assert {r["max_new_tokens"] for r in rows} == {MAX_NEW_TOKENS[base(task)]}
             if sibling(task):
                 dev = list(
                     load_dataset("longbench", f"{task}_{length}", split="dev", streaming=True, **options)

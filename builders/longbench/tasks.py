@@ -139,11 +139,11 @@ class LongBenchTask(Task):
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """``dev`` exists when the task has a sibling set and, given the files, that set adds rows."""
         declared = super().splits(length)
-        if files is None or "dev" not in declared or any(True for _ in self._dev_records(files)):
+        if files is None or "dev" not in declared or next(self._dev_records(files), None) is not None:
             return declared
         return ("eval",)
 
-    def missing_split_reason(self, split: str, length: str, info=None) -> str:
+    def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
         if split == "dev" and self.sibling:
             return (
                 f"{self.config_name(length)} has no dev split: every row of data/{self.sibling}.jsonl also "
