@@ -85,13 +85,11 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
-        spec = tokenizer_spec
-        wants_default = task is not None and (
-            task.counts_tokens(length) or kwargs.get("max_input_tokens") is not None
-        )
-        if spec is None and wants_default:
-            spec = task.default_tokenizer
-        self._tokenizer = load_tokenizer(spec) if spec else None
+        spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
+        needed = task is None or tokenizer_spec is not None
+        needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
+        self._tokenizer_spec = spec
+        self._tokenizer = load_tokenizer(spec) if spec and needed else None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
@@ -116,7 +114,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         return self.config.task
 
     @property
-    def tokenizer(self) -> TokenCounter | None:
+    def tokenizer(self) -> TokenCounter:
+        """The config's tokenizer; loaded on first use when the build itself did not need it."""
+        if self._tokenizer is None and self._tokenizer_spec:
+            self._tokenizer = load_tokenizer(self._tokenizer_spec)
         return self._tokenizer
 
     def source_cache_root(self) -> str:

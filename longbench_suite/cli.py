@@ -95,7 +95,6 @@ def _cmd_info(args) -> int:
 def _cmd_build(args) -> int:
     from . import api
     from .stats import split_stats, stats_table
-    from .tokenizers import load_tokenizer
 
     if args.output and (len(args.configs) != 1 or not args.split):
         raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
@@ -118,8 +117,7 @@ def _cmd_build(args) -> int:
         qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
         for split, dataset in splits.items():
             if args.stats:
-                counter = builder.tokenizer or load_tokenizer(builder.task.default_tokenizer)
-                stats.append(split_stats(qualified, split, dataset["input"], counter))
+                stats.append(split_stats(qualified, split, dataset["input"], builder.tokenizer))
             else:
                 print(f"{qualified}\t{split}\t{len(dataset)} rows\t{builder.cache_dir}")
             if args.output:

@@ -28,7 +28,7 @@ class BuildEnv:
 
     config_name: str
     length: str
-    tokenizer: TokenCounter | None  # None only where the task counts no tokens (see Task.counts_tokens)
+    tokenizer: TokenCounter | None  # None only for a task whose uses_tokenizer() said no
     max_input_tokens: int | None = None
 
     def budget(self, default: int | None) -> int | None:
@@ -60,11 +60,6 @@ class Task(ABC):
     def max_length(self, length: str) -> int | None:
         """The config's token budget (the ``max_length`` column); ``None`` where there is none."""
 
-    def counts_tokens(self, length: str) -> bool:
-        """Whether building ``length`` counts tokens. When not (an untruncated length), no default
-        tokenizer is loaded unless the user gives ``max_input_tokens``."""
-        return True
-
     @abstractmethod
     def sources(self, length: str) -> dict[str, Source]:
         """The source files a config reads, by a name the task chooses."""
@@ -78,6 +73,12 @@ class Task(ABC):
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)
+
+    def uses_tokenizer(self, max_input_tokens: int | None, length: str) -> bool:
+        """Whether building ``length`` needs the tokenizer. A task that counts no tokens there unless the
+        user sets ``max_input_tokens`` (LongBench's untruncated ``full``) says no otherwise, so building
+        it loads (or fetches) no tokenizer."""
+        return True
 
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
         """Why ``split`` is missing; ``info`` (of a prepared build) lets a task say what the data held."""

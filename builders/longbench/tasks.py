@@ -154,8 +154,8 @@ class LongBenchTask(Task):
     def max_length(self, length: str) -> int | None:
         return LENGTHS[length]
 
-    def counts_tokens(self, length: str) -> bool:
-        return LENGTHS[length] is not None
+    def uses_tokenizer(self, max_input_tokens: int | None, length: str) -> bool:
+        return LENGTHS[length] is not None or max_input_tokens is not None
 
     def sources(self, length: str) -> dict[str, Member]:
         files = {"eval": archive_member(self.name)}
