@@ -87,10 +87,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def __init__(self, *args, **kwargs) -> None:
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
-        task, _length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
+        task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
         needed = task is None or tokenizer_spec is not None
-        needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"))
+        needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
         self._tokenizer_spec = spec
         self._tokenizer = load_tokenizer(spec) if spec and needed else None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")

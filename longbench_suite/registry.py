@@ -17,6 +17,7 @@ SUITE = "longbench_suite"
 #: benchmark name -> the package that declares it (``BENCHMARK`` and ``Builder``)
 BENCHMARK_MODULES = {
     "helmet": "longbench_suite.builders.helmet",
+    "longbench": "longbench_suite.builders.longbench",
     "lveval": "longbench_suite.builders.lveval",
     "adaleval": "longbench_suite.builders.adaleval",
 }

@@ -74,9 +74,10 @@ class Task(ABC):
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)
 
-    def uses_tokenizer(self, max_input_tokens: int | None) -> bool:
-        """Whether a build needs the tokenizer. A task that never counts tokens unless the user sets
-        ``max_input_tokens`` says no otherwise, so building it loads (or fetches) no tokenizer."""
+    def uses_tokenizer(self, max_input_tokens: int | None, length: str) -> bool:
+        """Whether building ``length`` needs the tokenizer. A task that counts no tokens there unless the
+        user sets ``max_input_tokens`` (LongBench's untruncated ``full``) says no otherwise, so building
+        it loads (or fetches) no tokenizer."""
         return True
 
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:

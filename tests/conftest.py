@@ -64,3 +64,20 @@ def helmet_http(helmet_mirror):
     """The HELMET mirror served over loopback HTTP."""
     with MirrorServer(helmet_mirror) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def longbench_mirror(tmp_path_factory) -> str:
+    """A mirror directory holding LongBench's synthetic data.zip (all 34 files)."""
+    from longbench_suite.builders.longbench import samples
+
+    root = str(tmp_path_factory.mktemp("longbench-mirror"))
+    samples.write_samples(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def longbench_http(longbench_mirror):
+    """The LongBench mirror served over loopback HTTP."""
+    with MirrorServer(longbench_mirror) as server:
+        yield server

@@ -163,8 +163,9 @@ def test_cli_list_info_and_errors(capsys):
 def test_cli_build_writes_jsonl_and_parquet(helmet_mirror, tiny_tokenizer, tmp_path, capsys):
     common = ["--mirror", helmet_mirror, "--tokenizer", tiny_tokenizer, "--cache-dir", str(tmp_path / "c")]
     out_jsonl, out_parquet = tmp_path / "dev.jsonl", tmp_path / "dev.parquet"
-    assert cli.main(["build", "hotpotqa_8k", "--split", "dev", "--output", str(out_jsonl), *common]) == 0
-    assert cli.main(["build", "hotpotqa_8k", "--split", "dev", "--output", str(out_parquet), *common]) == 0
+    dev = ["build", "helmet/hotpotqa_8k", "--split", "dev"]
+    assert cli.main([*dev, "--output", str(out_jsonl), *common]) == 0
+    assert cli.main([*dev, "--output", str(out_parquet), *common]) == 0
     rows = [json.loads(line) for line in out_jsonl.read_text(encoding="utf-8").splitlines()]
     assert rows == datasets.Dataset.from_parquet(str(out_parquet)).to_list()
     assert len(rows) == 887 and rows[0]["input"].endswith("\nAnswer:")

@@ -54,7 +54,7 @@ SERVED: dict[str, int] = {}
 def built(helmet_http, tiny_tokenizer, tmp_path_factory):
     cache = str(tmp_path_factory.mktemp("rag-cache"))
     builders = [
-        get_builder(f"{t}_{length}", tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=cache)
+        get_builder(f"helmet/{t}_{length}", tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=cache)
         for t in TASKS
         for length in LENGTHS
     ]

@@ -161,7 +161,7 @@ class LvevalDataset(Task):
         # Levels count words (characters for Chinese) and are nominal: no token budget exists.
         return None
 
-    def uses_tokenizer(self, max_input_tokens: int | None) -> bool:
+    def uses_tokenizer(self, max_input_tokens: int | None, length: str) -> bool:
         return max_input_tokens is not None
 
     def missing_split_reason(self, split: str, length: str, info=None) -> str:
