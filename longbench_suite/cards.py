@@ -46,6 +46,8 @@ class ConfigCounts:
     tokenizer: str
     tokenizer_identity: str
     splits: Mapping[str, Sequence[int]] = field(default_factory=dict)
+    #: the ``max_input_tokens`` the config was built with (inputs cut below its own budget)
+    max_input_tokens: int | None = None
 
     def stats(self) -> list[SplitStats]:
         return [stats_of_counts(self.config, split, counts) for split, counts in self.splits.items()]
@@ -56,6 +58,7 @@ class ConfigCounts:
             "tokenizer": self.tokenizer,
             "tokenizer_identity": self.tokenizer_identity,
             "splits": {split: list(counts) for split, counts in self.splits.items()},
+            "max_input_tokens": self.max_input_tokens,
         }
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
@@ -66,7 +69,13 @@ class ConfigCounts:
         try:
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
-            return cls(data["config"], data["tokenizer"], data["tokenizer_identity"], data["splits"])
+            return cls(
+                data["config"],
+                data["tokenizer"],
+                data["tokenizer_identity"],
+                data["splits"],
+                data.get("max_input_tokens"),
+            )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
 
@@ -123,11 +132,17 @@ def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) ->
     else:
         intro += "each config's tokenizer."
         header.append("tokenizer")
+    cut = any(c.max_input_tokens is not None for c in counts)
+    if cut:
+        intro += " Configs with a `max_input_tokens` value were built with inputs cut to that many tokens."
+        header.append("max_input_tokens")
     rows = []
     for c in counts:
         for s in c.stats():
             row = [f"`{s.config}`", f"`{s.split}`", s.rows, s.min_tokens, s.median_tokens, s.max_tokens]
-            rows.append(row + ([f"`{c.tokenizer}`"] if len(tokenizers) > 1 else []))
+            row += [f"`{c.tokenizer}`"] if len(tokenizers) > 1 else []
+            row += [c.max_input_tokens if c.max_input_tokens is not None else ""] if cut else []
+            rows.append(row)
     parts = ["## Statistics", intro, markdown_table(header, rows)]
     if histogram:
         parts.append(f"![Input tokens per config and split]({histogram})")

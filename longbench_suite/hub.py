@@ -101,7 +101,13 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
             )
             counts[split] = token_counts(dataset["input"], builder.tokenizer)
         tokenizer = builder.tokenizer
-        counted = cards.ConfigCounts(config, tokenizer_label(tokenizer.name), tokenizer.identity, counts)
+        counted = cards.ConfigCounts(
+            config,
+            tokenizer_label(tokenizer.name),
+            tokenizer.identity,
+            counts,
+            builder.config.max_input_tokens,
+        )
         counted.write(os.path.join(staging, cards.TOKEN_COUNTS))
         final = os.path.join(directory, config)
         shutil.rmtree(final, ignore_errors=True)

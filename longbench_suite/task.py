@@ -81,6 +81,8 @@ class BuildEnv:
     def plan(self, key: object, compute: Callable[[], T]) -> T:
         """``compute()``, computed once per process for this config: the shards of a split that one
         process yields share the work of planning it."""
+        if self.shards.everything:  # the only call for this split: nothing to share
+            return compute()
         if key not in self.plans:
             self.plans[key] = compute()
         return self.plans[key]

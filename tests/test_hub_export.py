@@ -132,7 +132,8 @@ def test_more_configs_merge_and_existing_files_stay(exported, opts, tmp_path):
     merged = tmp_path / "helmet"
     shutil.copytree(out, merged)
     before = (merged / "nq_8k" / "eval-00000-of-00001.parquet").read_bytes()
-    assert cli.main(["export", "popqa_8k", "--output", str(merged), "--no-histogram", *_cli(opts)]) == 0
+    args = ["export", "popqa_8k", "--output", str(merged), "--no-histogram", "--max-input-tokens", "600"]
+    assert cli.main([*args, *_cli(opts)]) == 0
     meta = _front_matter(_readme(merged))
     assert [c["config_name"] for c in meta["configs"]] == ["hotpotqa_8k", "nq_8k", "popqa_8k"]
     assert [i["config_name"] for i in meta["dataset_info"]] == ["hotpotqa_8k", "nq_8k", "popqa_8k"]
@@ -140,6 +141,9 @@ def test_more_configs_merge_and_existing_files_stay(exported, opts, tmp_path):
     readme = _readme(merged)
     assert all(f"| `{c}` | `eval` |" in readme for c in ("nq_8k", "hotpotqa_8k", "popqa_8k"))
     assert "helmet_input_tokens.png)" not in readme  # --no-histogram
+    cut = re.search(r"^\| `popqa_8k` \| `eval` \| 600 \| \d+ \| [\d.]+ \| (\d+) \| 600 \|$", readme, re.M)
+    assert cut and int(cut.group(1)) <= 600  # built with max_input_tokens=600, and the card says so
+    assert re.search(r"^\| `nq_8k` \| `eval` \| 600 \| \d+ \| [\d.]+ \| \d+ \|  \|$", readme, re.M)
 
 
 def _cli(opts) -> list[str]:
