@@ -29,8 +29,8 @@ def _key(row: dict) -> str:
 
 
 @pytest.fixture(scope="module")
-def opts(helmet_mirror, tiny_tokenizer, tmp_path_factory):
-    return dict(mirror=helmet_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path_factory.mktemp("c")))
+def opts(helmet_opts):
+    return helmet_opts
 
 
 @pytest.fixture(scope="module")
