@@ -121,3 +121,11 @@ def test_hub_errors_are_one_line_without_the_token(opts, monkeypatch, capsys):
     assert cli.main(args) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "401 Unauthorized" in err and TOKEN not in err and "***" in err
+
+
+@pytest.mark.parametrize("command", ["export", "push"])
+def test_help(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main([command, "--help"])
+    assert exc.value.code == 0
+    assert "--max-shard-size" in capsys.readouterr().out
