@@ -132,16 +132,9 @@ def test_one_process_plans_a_split_once(opts, monkeypatch):
     assert planned == {"dev": 1}
 
 
-def test_remote_stream_keeps_one_shard(helmet_http, tiny_tokenizer, tmp_path, prepared):
-    remote = load_dataset(
-        "helmet",
-        "nq_8k",
-        split="dev",
-        streaming=True,
-        mirror=helmet_http.url,
-        tokenizer=tiny_tokenizer,
-        cache_dir=str(tmp_path),
-    )
+def test_remote_stream_keeps_one_shard(helmet_http, opts, prepared):
+    over_http = {**opts, "mirror": helmet_http.url}
+    remote = load_dataset("helmet", "nq_8k", split="dev", streaming=True, **over_http)
     assert remote.num_shards == 1
     assert [_key(r) for r in remote.take(5)] == [_key(r) for r in prepared["dev"].select(range(5))]
 
