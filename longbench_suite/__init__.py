@@ -6,7 +6,17 @@
 
 from ._version import __version__
 
-__all__ = ["__version__", "get_builder", "list_configs", "load_dataset", "prefetch", "prepare"]
+__all__ = [
+    "__version__",
+    "export",
+    "get_builder",
+    "list_configs",
+    "load_dataset",
+    "prefetch",
+    "prepare",
+    "push",
+    "training_format",
+]
 
 
 def __getattr__(name: str):
@@ -16,6 +26,14 @@ def __getattr__(name: str):
         from . import api
 
         return getattr(api, name)
+    if name in ("export", "push"):
+        from . import hub
+
+        return getattr(hub, name)
+    if name == "training_format":
+        from .training import training_format
+
+        return training_format
     if name == "list_configs":
         from .registry import list_configs
 

@@ -116,6 +116,8 @@ def load_dataset(
     tokenizer=None,
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
+    format: str | None = None,
+    chat: bool | None = None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -123,8 +125,29 @@ def load_dataset(
     ``path`` ``"longbench_suite"`` (or a benchmark name such as ``"helmet"``) builds config ``name``
     with this library; any other path goes to ``datasets.load_dataset`` unchanged. ``split=None``
     gives every split the config has; ``streaming=True`` returns a lazy ``IterableDataset`` and writes
-    no Arrow files.
+    no Arrow files. ``format="prompt_completion"`` or ``"messages"`` returns TRL ``SFTTrainer``
+    examples instead of rows (:mod:`longbench_suite.training`; ``chat`` forces a mode), for any path.
     """
+    if format is not None or chat is not None:
+        from .training import training_format
+
+        loaded = load_dataset(
+            path,
+            name,
+            split,
+            streaming=streaming,
+            mirror=mirror,
+            data_dir=data_dir,
+            tokenizer=tokenizer,
+            cache_dir=cache_dir,
+            max_input_tokens=max_input_tokens,
+            **kwargs,
+        )
+        mode = None
+        if path == registry.SUITE or path in registry.benchmark_names():
+            bench, config = registry.resolve(name, None if path == registry.SUITE else path)
+            mode = registry.benchmark(bench).lookup(config)[0].use_chat_template
+        return training_format(loaded, format or "prompt_completion", chat=chat, mode=mode)
     if path != registry.SUITE and path not in registry.benchmark_names():
         given = {
             k: v

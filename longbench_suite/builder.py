@@ -21,7 +21,7 @@ from datasets.download.streaming_download_manager import StreamingDownloadManage
 from ._version import __version__
 from .errors import DataFormatError
 from .sources import RemoteFile, SourceResolver
-from .task import Benchmark, BuildEnv, Task
+from .task import Benchmark, BuildEnv, Shards, Task
 from .tokenizers import TokenCounter, load_tokenizer
 
 _CORE_DIR = Path(__file__).resolve().parent
@@ -94,6 +94,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         self._tokenizer_spec = spec
         self._tokenizer = load_tokenizer(spec) if spec and needed else None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
+        self._plans: dict[str, dict] = {}  # row plans per split, shared by the shards this process yields
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
@@ -148,26 +149,46 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         if recorded:
             self.info.download_checksums = {**(self.info.download_checksums or {}), **recorded}
         self.available_splits = task.splits(length, files)
+        num_shards = task.num_shards(length, files)
+        # A list in gen_kwargs is what datasets cuts into shards (streaming, DataLoader workers,
+        # split_dataset_by_node); each piece is a contiguous part of the split's row plan.
         return [
-            datasets.SplitGenerator(name=split, gen_kwargs={"split": split, "files": files})
+            datasets.SplitGenerator(
+                name=split,
+                gen_kwargs={
+                    "split": split,
+                    "files": files,
+                    "shards": list(range(num_shards)),
+                    "num_shards": num_shards,
+                },
+            )
             for split in self.available_splits
         ]
 
-    def _generate_examples(self, split, files):
+    def _generate_examples(self, split, files, shards=(0,), num_shards=1):
         env = BuildEnv(
             config_name=self.config.name,
             length=self.config.length,
             tokenizer=self._tokenizer,
             max_input_tokens=self.config.max_input_tokens,
+            shards=Shards(num_shards, tuple(shards)),
+            plans=self._plans.setdefault(split, {}),
         )
+        first_shard = min(shards)
         count = 0
         for count, row in enumerate(
             self.config.task.generate(split, self.config.length, files, env), start=1
         ):
-            yield Key(0, count - 1), row
-        if count == 0:
+            yield Key(first_shard, count - 1), row
+        where = f"{self.BENCHMARK.name}/{self.config.name}"
+        if num_shards > 1 and len(env.planned) != 1:
+            raise RuntimeError(
+                f"{where}: the task declares {num_shards} shards, so its generate() must pass its row "
+                f"plan through env.shard() exactly once (it did {len(env.planned)} times)"
+            )
+        if (env.planned and env.planned[0] == 0) or (not env.planned and count == 0):
             raise DataFormatError(
-                f"{self.BENCHMARK.name}/{self.config.name}: the {split!r} split came out empty; "
+                f"{where}: the {split!r} split came out empty; "
                 f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
             )
 

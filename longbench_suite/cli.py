@@ -26,6 +26,15 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _publish_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--max-shard-size", default="500MB", help="largest uncompressed size of one Parquet file (500MB)"
+    )
+    parser.add_argument(
+        "--no-histogram", action="store_true", help="no token-length histogram (needs no matplotlib)"
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="longbench-suite",
@@ -88,6 +97,31 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--nli-model", help="seq2seq NLI model for HELMET's citation metrics (google/t5_xxl_true_nli_mixture)"
     )
+    _source_options(p)
+
+    p = commands.add_parser(
+        "export", help="write configs as Parquet in the Hugging Face Hub layout, with a dataset card"
+    )
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="configs of one benchmark")
+    p.add_argument("--output", required=True, metavar="DIR", help="the folder (merged with what it holds)")
+    _publish_options(p)
+    p.add_argument("--repo-id", help="the Hub repo named in the card's usage example")
+    _source_options(p)
+
+    p = commands.add_parser("push", help="export configs and upload them to a Hugging Face Hub dataset repo")
+    p.add_argument("configs", nargs="+", metavar="CONFIG", help="configs of one benchmark")
+    p.add_argument("--repo-id", required=True, metavar="ORG/NAME", help="dataset repo (created if missing)")
+    p.add_argument("--private", action="store_true", help="create the repo private")
+    p.add_argument("--revision", help="branch to push to (created if missing; default: main)")
+    p.add_argument("--token", help="Hub token (default: $HF_TOKEN or the saved login)")
+    p.add_argument("--commit-message", help="message of the upload commit")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="only export (into --output or a temporary dir); no Hub call",
+    )
+    p.add_argument("--output", metavar="DIR", help="keep the exported folder here")
+    _publish_options(p)
     _source_options(p)
 
     p = commands.add_parser(
@@ -227,6 +261,68 @@ def _cmd_score(args) -> int:
     return 0
 
 
+def _build_options(args) -> dict:
+    return dict(
+        tokenizer=args.tokenizer,
+        mirror=args.mirror,
+        data_dir=args.data_dir,
+        cache_dir=args.cache_dir,
+        max_input_tokens=args.max_input_tokens,
+        max_shard_size=args.max_shard_size,
+        histogram=not args.no_histogram,
+    )
+
+
+def _report(result, verb: str) -> None:
+    from .stats import stats_table
+
+    print(stats_table(result.stats))
+    print(f"\n{verb} {len(result.files)} files for {result.benchmark} ({', '.join(result.configs)}):")
+    for name in result.files:
+        print(f"  {name}")
+
+
+def _cmd_export(args) -> int:
+    from . import hub
+
+    result = hub.export(args.configs, args.output, repo_id=args.repo_id, **_build_options(args))
+    _report(result, f"wrote into {result.directory}")
+    return 0
+
+
+def _cmd_push(args) -> int:
+    from . import hub
+
+    try:
+        result = hub.push(
+            args.configs,
+            args.repo_id,
+            private=args.private or None,
+            revision=args.revision,
+            token=args.token,
+            commit_message=args.commit_message,
+            dry_run=args.dry_run,
+            output_dir=args.output,
+            **_build_options(args),
+        )
+    except Exception as exc:
+        from .errors import SuiteError
+
+        if isinstance(exc, SuiteError):
+            raise
+        message = f"{exc.__class__.__name__}: {exc}"
+        if args.token:
+            message = message.replace(args.token, "***")
+        print(f"longbench-suite push: error: {message.splitlines()[0] if message else ''}", file=sys.stderr)
+        return 1
+    target = f"https://huggingface.co/datasets/{args.repo_id}"
+    if args.dry_run:
+        _report(result, f"dry run: would upload to {target}")
+    else:
+        _report(result, f"uploaded to {target}" + (f" (revision {args.revision})" if args.revision else ""))
+    return 0
+
+
 def _cmd_demo(args) -> int:
     from . import demo
     from .stats import stats_table
@@ -243,7 +339,15 @@ def _cmd_demo(args) -> int:
     return 0
 
 
-COMMANDS = {"list": _cmd_list, "info": _cmd_info, "build": _cmd_build, "score": _cmd_score, "demo": _cmd_demo}
+COMMANDS = {
+    "list": _cmd_list,
+    "info": _cmd_info,
+    "build": _cmd_build,
+    "score": _cmd_score,
+    "export": _cmd_export,
+    "push": _cmd_push,
+    "demo": _cmd_demo,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

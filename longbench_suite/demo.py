@@ -21,21 +21,34 @@ def demo_root(cache_dir: str | None) -> str:
     return os.path.join(cache_dir or datasets.config.HF_DATASETS_CACHE, "longbench_suite", "demo")
 
 
-def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
-    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
-    from .api import load_dataset
+def _samples(bench: str):
+    return importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
+
+
+def offline_options(cache_dir: str | None = None) -> dict:
+    """``mirror``/``tokenizer``/``cache_dir`` options that build every config offline from sample
+    data (written, with the demo tokenizer, into the cache directory), for examples and trials."""
     from .synthetic import train_demo_tokenizer
-    from .tokenizers import load_tokenizer
 
     root = demo_root(cache_dir)
     mirror = os.path.join(root, "mirror")
+    for bench in registry.benchmark_names():
+        _samples(bench).write_samples(mirror)
     tokenizer = train_demo_tokenizer(os.path.join(root, "tokenizer"))
+    return {"mirror": mirror, "tokenizer": tokenizer, "cache_dir": cache_dir}
+
+
+def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
+    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
+    from .api import load_dataset
+    from .tokenizers import load_tokenizer
+
+    options = offline_options(cache_dir)
+    mirror, tokenizer = options["mirror"], options["tokenizer"]
     counter = load_tokenizer(tokenizer)
     results: list[SplitStats] = []
     for bench in registry.benchmark_names():
-        samples = importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
-        samples.write_samples(mirror)
-        for config in samples.DEMO_CONFIGS:
+        for config in _samples(bench).DEMO_CONFIGS:
             splits = load_dataset(bench, config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache_dir)
             for split, dataset in splits.items():
                 results.append(split_stats(f"{bench}/{config}", split, dataset["input"], counter))

@@ -10,18 +10,27 @@ from __future__ import annotations
 
 import codecs
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from .errors import DataFormatError, SourceError
 from .sources import FileRef
 
 
-def iter_jsonl(ref: FileRef) -> Iterator[tuple[int, dict]]:
-    """``(line_number, record)`` for every non-blank line (1-based line numbers)."""
+def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tuple[int, dict]]:
+    """``(line_number, record)`` for every non-blank line (1-based line numbers).
+
+    ``only``: just these line numbers; other lines are not parsed, and reading stops after the last.
+    """
+    last = max(only, default=0) if only is not None else None
     try:
         with ref.open() as f:
             for line_number, raw in enumerate(f, start=1):
+                if last is not None:
+                    if line_number > last:
+                        break
+                    if line_number not in only:
+                        continue
                 if not raw.strip():
                     continue
                 try:

@@ -31,6 +31,7 @@ from .errors import SourceError
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
+REMOTE_PREFIXES = ("http://", "https://", "hf://")
 
 
 @dataclass(frozen=True)
@@ -114,6 +115,11 @@ class FileRef:
     @property
     def is_local(self) -> bool:
         return not self.members and os.path.exists(self.location)
+
+    @property
+    def is_remote(self) -> bool:
+        """Read over the network on every open (streaming without a cached copy)."""
+        return self.location.startswith(REMOTE_PREFIXES)
 
     def open(self):
         """A binary file object with the file's bytes."""
@@ -270,7 +276,7 @@ class SourceResolver:
             )
         location = self._fetch(archive)
         label = archive.url
-        if location.startswith(("http://", "https://", "hf://")):  # streaming from a remote archive
+        if location.startswith(REMOTE_PREFIXES):  # streaming from a remote archive
             return {
                 name: FileRef(
                     location, label=f"{m.path} in {label}", members=m.paths, download_config=self._config()

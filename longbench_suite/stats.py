@@ -19,10 +19,8 @@ class SplitStats:
     max_tokens: int
 
 
-def split_stats(
-    config: str, split: str, inputs: Iterable[str], counter: TokenCounter, batch: int = 64
-) -> SplitStats:
-    """Row count and min/median/max input tokens (special tokens included) of one split."""
+def token_counts(inputs: Iterable[str], counter: TokenCounter, batch: int = 64) -> list[int]:
+    """The token count (special tokens included) of every text, in order."""
     counts: list[int] = []
     pending: list[str] = []
     for text in inputs:
@@ -32,9 +30,20 @@ def split_stats(
             pending = []
     if pending:
         counts += counter.count_batch(pending)
+    return counts
+
+
+def stats_of_counts(config: str, split: str, counts: Sequence[int]) -> SplitStats:
     if not counts:
         return SplitStats(config, split, 0, 0, 0, 0)
     return SplitStats(config, split, len(counts), min(counts), statistics.median(counts), max(counts))
+
+
+def split_stats(
+    config: str, split: str, inputs: Iterable[str], counter: TokenCounter, batch: int = 64
+) -> SplitStats:
+    """Row count and min/median/max input tokens (special tokens included) of one split."""
+    return stats_of_counts(config, split, token_counts(inputs, counter, batch))
 
 
 def format_table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

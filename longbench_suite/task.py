@@ -10,9 +10,9 @@ only the part that genuinely differs between upstream benchmarks.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import datasets
 
@@ -20,6 +20,42 @@ from .sources import FileRef, Source
 from .tokenizers import TokenCounter
 
 SPLITS = ("dev", "eval")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Shards:
+    """Which of a split's ``count`` contiguous pieces one ``generate`` call yields.
+
+    Piece ``i`` of a plan of ``n`` rows is ``plan[start:stop]`` with the sizes differing by at most
+    one, the first pieces the larger (the split ``datasets`` itself uses for contiguous shards), so
+    the pieces in order are the plan in order.
+    """
+
+    count: int = 1
+    indices: tuple[int, ...] = (0,)
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or any(not 0 <= i < self.count for i in self.indices):
+            raise ValueError(f"bad shard selection {self.indices} of {self.count}")
+
+    @property
+    def everything(self) -> bool:
+        return set(self.indices) == set(range(self.count))
+
+    def bounds(self, size: int, index: int) -> tuple[int, int]:
+        div, mod = divmod(size, self.count)
+        start = div * index + min(index, mod)
+        return start, start + div + (index < mod)
+
+    def select(self, plan: Sequence[T]) -> list[T]:
+        """The items of ``plan`` in the selected pieces, in plan order."""
+        picked: list[T] = []
+        for index in sorted(set(self.indices)):
+            start, stop = self.bounds(len(plan), index)
+            picked.extend(plan[start:stop])
+        return picked
 
 
 @dataclass(frozen=True)
@@ -30,10 +66,35 @@ class BuildEnv:
     length: str
     tokenizer: TokenCounter | None  # None only for a task whose uses_tokenizer() said no
     max_input_tokens: int | None = None
+    #: the pieces of the split this call yields (a task that opts in with :meth:`Task.num_shards`
+    #: passes its row plan through :meth:`shard`)
+    shards: Shards = Shards()
+    #: plans computed in this process, by key (see :meth:`plan`); owned by the builder
+    plans: dict = field(default_factory=dict, compare=False, repr=False)
+    #: sizes of the plans passed through :meth:`shard` (the builder checks them)
+    planned: list = field(default_factory=list, compare=False, repr=False)
 
     def budget(self, default: int | None) -> int | None:
         """The input-token budget: ``max_input_tokens`` when given, else the task's own."""
         return self.max_input_tokens if self.max_input_tokens is not None else default
+
+    def plan(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()``, computed once per process for this config: the shards of a split that one
+        process yields share the work of planning it."""
+        if self.shards.everything:  # the only call for this split: nothing to share
+            return compute()
+        if key not in self.plans:
+            self.plans[key] = compute()
+        return self.plans[key]
+
+    def shard(self, plan: Sequence[T]) -> list[T]:
+        """The part of the split's row ``plan`` this call renders, in plan order.
+
+        ``plan`` must be the same sequence in every shard (cheap to compute: ids, line numbers, not
+        rendered prompts); the task then renders only what this returns.
+        """
+        self.planned.append(len(plan))
+        return self.shards.select(plan)
 
 
 class Task(ABC):
@@ -48,6 +109,9 @@ class Task(ABC):
     features: datasets.Features | None = None
     #: why a split that upstream cannot supply is missing; ``None`` means both splits exist
     missing_split_reasons: ClassVar[Mapping[str, str]] = {}
+    #: upstream's chat (``True``) or completion (``False``) mode when every row of the task shares it
+    #: (the ``use_chat_template`` column); ``None`` when rows differ or the task does not say
+    use_chat_template: bool | None = None
 
     def config_name(self, length: str) -> str:
         return f"{self.name}_{length}"
@@ -91,6 +155,15 @@ class Task(ABC):
         (``info.download_checksums[url]``), for hosts that publish neither checksums nor sizes.
         """
         return {}
+
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        """Into how many contiguous pieces a streamed split is cut (``datasets`` shards).
+
+        1 unless the task opts in: its :meth:`generate` then plans the split's rows cheaply, passes
+        the plan through ``env.shard(plan)`` once, and renders only the rows that returns (see
+        CONTRIBUTING.md, "Streaming shards").
+        """
+        return 1
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         """Split sizes the specs fix (checked by ``longbench-suite check``); empty where not fixed."""

@@ -81,3 +81,11 @@ def longbench_http(longbench_mirror):
     """The LongBench mirror served over loopback HTTP."""
     with MirrorServer(longbench_mirror) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def helmet_opts(helmet_mirror, tiny_tokenizer, tmp_path_factory) -> dict:
+    """Build options over the HELMET mirror and the tiny tokenizer, with one build cache shared by
+    the test modules that only need built configs (each config is then built once per session)."""
+    cache = str(tmp_path_factory.mktemp("helmet-builds"))
+    return dict(mirror=helmet_mirror, tokenizer=tiny_tokenizer, cache_dir=cache)

@@ -36,10 +36,22 @@ PASSAGE = "Document (Title: {title}): {text}"
 DEMO = "{documents}\n\nQuestion: {question}\nAnswer: {answer}"
 EVAL_QUESTIONS = 100
 SHOTS = 2
+#: streamed splits are cut into this many contiguous shards when the KILT file is read locally
+#: (a multiple of the usual DataLoader worker and node counts)
+STREAM_SHARDS = 16
 
 
 def render_passages(ctxs: list[dict]) -> str:
     return "\n\n".join(PASSAGE.format(title=c["title"], text=c["text"]) for c in ctxs)
+
+
+@dataclass(frozen=True)
+class RowPlan:
+    """What one split needs before rendering: its rows (KILT line numbers, in file order) and the
+    demo pool."""
+
+    lines: list[int]
+    pool: list[dict]
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,11 @@ class RagTask(HelmetTask):
 
     def info(self, length: str) -> dict:
         return {**super().info(length), "passages in context": self.passages[length]}
+
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        # Every shard re-reads the KILT file up to its last row: cheap from a local copy, a fresh
+        # download of the archive when streaming it remotely.
+        return 1 if any(f.is_remote for f in files.values()) else STREAM_SHARDS
 
     # -- records -------------------------------------------------------------------------------
 
@@ -156,17 +173,20 @@ class RagTask(HelmetTask):
 
     # -- rows ---------------------------------------------------------------------------------
 
-    def generate(
-        self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
-    ) -> Iterator[dict]:
+    def row_plan(self, split: str, files: Mapping[str, FileRef]) -> RowPlan:
         eval_keys, chosen = self.partition(self._scan(files["test"]))
         pool = self._demo_pool(files["demos"])
         if split == "dev":
             pool = [d for d in pool if d["key"] not in eval_keys]
+        return RowPlan(sorted(line for line, s in chosen.items() if s == split), pool)
+
+    def generate(
+        self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
+    ) -> Iterator[dict]:
+        plan = env.plan("rag", lambda: self.row_plan(split, files))
+        pool = plan.pool
         demo_cache: dict = {}
-        for line, record in iter_jsonl(files["test"]):
-            if chosen.get(line) != split:
-                continue
+        for line, record in iter_jsonl(files["test"], only=set(env.shard(plan.lines))):
             where = f"{files['test'].label}, line {line}"
             require(record, ["question", "answers", "ctxs"], where)
             key = self._key(record, where)

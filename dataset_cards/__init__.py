@@ -1,0 +1,1 @@
+"""Dataset-card templates, one ``<benchmark>.md`` per benchmark (see CONTRIBUTING.md, "Dataset cards")."""

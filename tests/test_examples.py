@@ -1,0 +1,51 @@
+"""The scripts in examples/ run offline (``--demo``: sample data and the demo tokenizer)."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+
+import datasets
+import pytest
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+
+
+def _main(name: str):
+    return runpy.run_path(os.path.join(EXAMPLES, name), run_name="example")["main"]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> str:
+    return str(tmp_path_factory.mktemp("examples-cache"))
+
+
+def test_build_and_inspect(cache, capsys):
+    _main("build_and_inspect.py")(["nq_8k", "--demo", "--cache-dir", cache])
+    out = capsys.readouterr().out
+    assert "nq_8k   eval    600" in out and "the completion is ' " in out
+
+
+def test_push_dry_run_writes_the_repo_folder(cache, tmp_path, capsys):
+    folder = tmp_path / "repo"
+    argv = ["nq_8k", "--repo-id", "me/helmet", "--dry-run", "--demo", "--output", str(folder)]
+    _main("push_to_hub.py")([*argv, "--cache-dir", cache])
+    assert "dry run: 5 files" in capsys.readouterr().out
+    assert datasets.load_dataset(str(folder), "nq_8k", split="eval").num_rows == 600
+    assert 'load_dataset("me/helmet", "nq_8k", split="dev")' in (folder / "README.md").read_text()
+
+
+def test_score_writes_indexed_predictions(cache, tmp_path):
+    predictions = tmp_path / "preds.jsonl"
+    argv = ["nq_8k", "--demo", "--baseline", "first-word", "--predictions", str(predictions), "--no-score"]
+    _main("score.py")([*argv, "--cache-dir", cache])
+    lines = [json.loads(line) for line in predictions.read_text().splitlines()]
+    assert [line["index"] for line in lines] == list(range(600))
+    assert {line["prediction"] for line in lines} == {"who"}
+
+
+def test_stream_into_sft_with_a_tiny_model(cache, tmp_path):
+    argv = ["popqa_8k", "--demo", "--tiny", "--max-steps", "1", "--max-input-tokens", "600"]
+    trainer = _main("stream_into_sft.py")([*argv, "--cache-dir", cache, "--output-dir", str(tmp_path / "o")])
+    assert trainer.state.global_step == 1
