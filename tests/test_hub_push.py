@@ -38,7 +38,7 @@ def test_push_creates_the_repo_and_merges_later_pushes(fake, opts, tmp_path, cap
     caplog.set_level(logging.DEBUG)
     push(["nq_8k"], "org/helmet-bench", private=True, revision="v1", token=TOKEN, histogram=False, **opts)
     args = [
-        "push", "hotpotqa_8k", "--repo-id", "org/helmet-bench", "--private", "--revision", "v1",
+        "push", "helmet/hotpotqa_8k", "--repo-id", "org/helmet-bench", "--private", "--revision", "v1",
         "--token", TOKEN, "--no-histogram",
         "--mirror", opts["mirror"], "--tokenizer", opts["tokenizer"], "--cache-dir", opts["cache_dir"],
     ]  # fmt: skip

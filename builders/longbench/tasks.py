@@ -121,8 +121,9 @@ class LongBenchTask(Task):
     language: str
     metric: str
     max_new_tokens: int
-    use_chat_template: bool
     eval_rows: int
+    # Declared after the fields without defaults: Task gives it a class default (None).
+    use_chat_template: bool = False
     description: str = ""
     lengths: tuple[str, ...] = tuple(LENGTHS)
     default_tokenizer: str = DEFAULT_TOKENIZER
