@@ -43,7 +43,7 @@ def test_a_large_element_is_read_whole(tmp_path):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('[\n{"a": 1},\n{"a": 2 "b": 3}\n]', r"list\.json, line 3 \(record 2\): malformed JSON \(Expecting ','"),
+        ('[\n{"a": 1},\n{"a": 2 "b": 3}\n]', r"list\.json, line 3 \(record 2\): malformed JSON \(Expecting"),
         ('[\n{"a": 1},\n{"a": "unterminated\n', r"line 3 \(record 2\): malformed JSON"),
         ('[{"a": 1}, {"a": 2}', r"record 2\): the list ends before it is closed"),
         ('[{"a": 1}, 7]', r"record 2\): expected a JSON object, got int"),
@@ -65,5 +65,5 @@ def test_empty_list_and_surrounding_space(tmp_path):
 def test_invalid_utf8_is_a_format_error(tmp_path):
     path = tmp_path / "bad.json"
     path.write_bytes(b'[{"a": "\xff"}]')
-    with pytest.raises(DataFormatError, match="bad.json: not UTF-8"):
+    with pytest.raises(DataFormatError, match=r"bad\.json: not UTF-8"):
         list(iter_json_array(FileRef(str(path), label="bad.json")))
