@@ -164,13 +164,14 @@ def _ranking_rows(scale: Scale, k: int, long: set[int], seed: str) -> list[dict]
                 if i in long
                 else scale.msmarco_words
             )
-            ctxs.append(
-                {
-                    "id": str(7_000_000 + i * 1000 + j),
-                    "text": passages.sentence(words),
-                    "label": passages.choice([0, 0, 0, 1, 2, 3]),
-                }
-            )
+            ctx = {
+                "id": str(7_000_000 + i * 1000 + j),
+                "text": passages.sentence(words),
+                "label": passages.choice([0, 0, 0, 1, 2, 3]),
+            }
+            if j % 4 == 3:  # passages carry different extra keys (HELMET issue #31)
+                ctx["bm25_score"] = round(20 - j * 0.01, 2)
+            ctxs.append(ctx)
         rows.append({"qid": str(1_000_000 + i * 37), "query": query, "ctxs": ctxs})
     return rows
 
