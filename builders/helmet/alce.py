@@ -180,11 +180,10 @@ class AlceTask(ShuffledTask):
             "question": record["question"],
             "context": render_docs(prompts.doc_prompt, docs, where),
         }
-        prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
-        return self.row(
+        return self.fitted_row(
             env,
-            prompt=prompt,
-            fields=fields,
+            fields,
+            where,
             output=reference.output,
             answers=reference.answers,
             query_id=self.key(record, where).query_id,

@@ -85,6 +85,11 @@ class HelmetTask(Task):
         )
         return prompt, {**fields, "context": context}
 
+    def fitted_row(self, env: BuildEnv, fields: Mapping[str, object], where: str, **columns) -> dict:
+        """:meth:`fit` the prompt, then assemble the :meth:`row`; ``where`` names the source row."""
+        prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
+        return self.row(env, prompt=prompt, fields=fields, **columns)
+
     def row(
         self,
         env: BuildEnv,

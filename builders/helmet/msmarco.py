@@ -190,11 +190,10 @@ class RerankTask(HelmetTask):
                 "context": row.render(row.titled),
                 "question": row.query,
             }
-            prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
-            yield self.row(
+            yield self.fitted_row(
                 env,
-                prompt=prompt,
-                fields=fields,
+                fields,
+                where,
                 output=row.gold,
                 answers=[row.gold],
                 query_id=self.query_id(row.qid),

@@ -181,12 +181,11 @@ class RagTask(HelmetTask):
                 "context": render_passages(read_passages(record, where, "ctxs")),
                 "question": record["question"],
             }
-            prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
             depth = record.get("depth")
-            yield self.row(
+            yield self.fitted_row(
                 env,
-                prompt=prompt,
-                fields=fields,
+                fields,
+                where,
                 output=answers[0],
                 answers=answers,
                 query_id=self.query_id(key),

@@ -101,12 +101,11 @@ class JsonKvTask(JsonlTask):
             "demos": self.demos(record, where),
             "question": record["question"],
         }
-        prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
         depth = record.get("depth")
-        return self.row(
+        return self.fitted_row(
             env,
-            prompt=prompt,
-            fields=fields,
+            fields,
+            where,
             output=answers[0],
             answers=answers,
             query_id=self.key(record, where).query_id,
@@ -145,11 +144,10 @@ class RulerTask(JsonlTask):
         answers = self.answers(record, where)
         query = self.query(record, where)
         fields = {"type_needle_v": record["type_needle_v"], "query": query, "context": record["context"]}
-        prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
-        return self.row(
+        return self.fitted_row(
             env,
-            prompt=prompt,
-            fields=fields,
+            fields,
+            where,
             output=", ".join(answers),
             answers=answers,
             query_id=self.key(record, where).query_id,
