@@ -177,13 +177,10 @@ class SourceResolver:
         return _with_endpoint(remote.url)
 
     def _data_dir_candidates(self, relpath: str) -> list[str]:
+        """Where ``relpath`` may be in ``data_dir``: under every tail of its path, longest first
+        (``data/kilt/x.jsonl``, ``kilt/x.jsonl``, ``x.jsonl``; a GitHub file's ``prompts/x.json``)."""
         parts = [p for p in relpath.split("/") if p]
-        options = ["/".join(parts), "/".join(parts[1:]), parts[-1]]
-        seen: list[str] = []
-        for option in options:
-            if option and option not in seen:
-                seen.append(option)
-        return [os.path.join(self.data_dir, *o.split("/")) for o in seen]
+        return [os.path.join(self.data_dir, *parts[i:]) for i in range(len(parts))]
 
     def _find_in_data_dir(self, relpaths: Iterable[str]) -> str | None:
         for relpath in relpaths:
@@ -192,9 +189,13 @@ class SourceResolver:
                     return candidate
         return None
 
-    def _remote_in_data_dir(self, remote: RemoteFile) -> str | None:
+    @staticmethod
+    def _url_path(remote: RemoteFile) -> str:
         parts = urlsplit(remote.url)
-        return self._find_in_data_dir([remote.name, parts.netloc + parts.path])
+        return parts.netloc + parts.path
+
+    def _remote_in_data_dir(self, remote: RemoteFile) -> str | None:
+        return self._find_in_data_dir([self._url_path(remote)])
 
     # -- downloads -------------------------------------------------------------------------------
 
@@ -206,7 +207,7 @@ class SourceResolver:
                 return local
             raise SourceError(
                 f"{remote.name} is not in data_dir {self.data_dir} (looked for "
-                f"{', '.join(self._data_dir_candidates(remote.name))})"
+                f"{', '.join(self._data_dir_candidates(self._url_path(remote)))})"
             )
         location = self._location(remote)
         if os.path.exists(location) or not self.streaming:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from dataclasses import dataclass
 
 # Before anything imports huggingface_hub or datasets: the Hub is unreachable here, so any Hub call
 # must fail at once instead of retrying for ~24 s. datasets' own switch stays off, because with it on
@@ -19,6 +20,7 @@ import pytest
 
 from tests.support import tokenizer_fixtures
 from tests.support.http_mirror import MirrorServer
+from tests.support.realdata import REALDATA_DIR
 
 
 @pytest.fixture(scope="session")
@@ -89,3 +91,66 @@ def helmet_opts(helmet_mirror, tiny_tokenizer, tmp_path_factory) -> dict:
     the test modules that only need built configs (each config is then built once per session)."""
     cache = str(tmp_path_factory.mktemp("helmet-builds"))
     return dict(mirror=helmet_mirror, tokenizer=tiny_tokenizer, cache_dir=cache)
+
+
+# -- HELMET citation, re-ranking and recall tasks ------------------------------------------------
+
+REALDATA = str(REALDATA_DIR)
+HELMET_ARCHIVE_TASKS = (
+    "alce_asqa",
+    "alce_qampari",
+    "msmarco",
+    "json_kv",
+    "ruler_mk_needle",
+    "ruler_mk_uuid",
+    "ruler_mv",
+)
+HELMET_LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
+
+
+@pytest.fixture(scope="session")
+def helmet_alce_prompts(tmp_path_factory) -> dict[str, str]:
+    """Copies of HELMET's real ALCE prompt files (``prompts/{asqa,qampari}_revised.json``)."""
+    import shutil
+
+    source = os.path.join(REALDATA, "helmet", "prompts")
+    if not os.path.isdir(source):
+        pytest.fail(f"HELMET's real prompt files are missing: {source}")
+    dest = tmp_path_factory.mktemp("alce-prompts")
+    return {
+        kind: shutil.copy(os.path.join(source, f"{kind}_revised.json"), dest / f"{kind}_revised.json")
+        for kind in ("asqa", "qampari")
+    }
+
+
+@dataclass
+class HelmetArchiveBuild:
+    splits: dict  # (task, length) -> DatasetDict
+    served: int  # bytes of data.tar.gz the mirror sent
+    tar_reads: int  # how many times an archive was opened for reading
+    cache: str
+
+
+@pytest.fixture(scope="session")
+def helmet_archive_built(helmet_http, tiny_tokenizer, tmp_path_factory) -> HelmetArchiveBuild:
+    """Every citation, re-ranking and recall config (7 tasks x 5 lengths), prepared in one call from
+    the loopback mirror, counting the bytes served and the archive reads."""
+    import tarfile
+
+    from longbench_suite import archives, get_builder, prepare
+
+    cache = str(tmp_path_factory.mktemp("helmet-archive-cache"))
+    builders = [
+        get_builder(f"{t}_{length}", tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=cache)
+        for t in HELMET_ARCHIVE_TASKS
+        for length in HELMET_LENGTHS
+    ]
+    before = helmet_http.total_bytes("data.tar.gz")
+    opened = []
+    real_open = tarfile.open
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(archives.tarfile, "open", lambda *a, **k: opened.append(a) or real_open(*a, **k))
+        prepare(builders)
+    served = helmet_http.total_bytes("data.tar.gz") - before
+    splits = {(b.config.task.name, b.config.length): b.as_dataset() for b in builders}
+    return HelmetArchiveBuild(splits, served, len(opened), cache)

@@ -2,7 +2,7 @@
 
 References are written here from ``adaleval.md`` (§2.1 prefix rule, §3/§4 fields and official index,
 §5.1 prompt assembly) with ``json`` and ``tiktoken`` used directly. The BestAnswer parity test runs on
-the 20 genuine upstream records in ``shared/realdata/ada_leval/stackselect_1k.json``.
+the 20 genuine upstream records in ``tests/realdata/ada_leval/stackselect_1k.json``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from longbench_suite.errors import DataFormatError, SplitUnavailableError, Suite
 from longbench_suite.sources import mirrored
 from longbench_suite.synthetic import write_to_mirror
 from tests.support.http_mirror import MirrorServer
+from tests.support.realdata import REALDATA_DIR
 
-REALDATA = "/work/shared/realdata/ada_leval/stackselect_1k.json"
+REALDATA = str(REALDATA_DIR / "ada_leval" / "stackselect_1k.json")
 HOST = "http://opencompass.openxlab.space/utils/AdaLEval"
 TSORT = ("1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k")
 BESTANSWER = ("1k", "2k", "4k", "6k", "8k", "12k", "16k", "32k", "64k", "128k")

@@ -7,14 +7,13 @@ the whole prompt with the default special tokens (BOS counts), and if it has mor
 tokens keep ``decode(ids[:half]) + decode(ids[-half:])`` with ``half = int(budget / 2)`` and special
 tokens skipped. The templates are the spec's §5 JSON, verbatim.
 
-Real records: ``/work/shared/realdata/longbench`` (records of THUDM/LongBench ``data.zip``), copied into
+Real records: ``tests/realdata/longbench`` (records of THUDM/LongBench ``data.zip``), copied into
 temporary data folders at test time, both as cleaned and as found with eight extra keys.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -24,8 +23,9 @@ from tokenizers import Tokenizer
 
 from longbench_suite import load_dataset
 from longbench_suite.sources import mirrored
+from tests.support.realdata import REALDATA_DIR
 
-REALDATA = Path(os.environ.get("LONGBENCH_SUITE_REALDATA", "/work/shared/realdata")) / "longbench"
+REALDATA = REALDATA_DIR / "longbench"
 REAL_TASKS = ("qasper", "2wikimqa", "multi_news", "trec", "samsum")
 FIELDS = ("input", "context", "answers", "length", "dataset", "language", "all_classes", "_id")
 ZIP_URL = "https://huggingface.co/datasets/THUDM/LongBench/resolve/4a90f81c8db79f60c15f77dcd207a1099038c775/data.zip"

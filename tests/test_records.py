@@ -87,3 +87,9 @@ def test_empty_array_and_early_stop_reads_only_a_prefix(tmp_path):
         if index == 9:
             break
     assert Counting.read_bytes < 32 * 1024 < len(data)
+
+
+def test_an_element_larger_than_many_chunks_is_read_whole(tmp_path):
+    rows = [{"docs": [{"text": "w " * 500, "i": i} for i in range(200)]}, {"x": 1}]
+    ref = _ref(tmp_path, json.dumps(rows).encode())
+    assert [r for _, r in iter_json_records(ref, chunk_bytes=64)] == rows

@@ -102,6 +102,23 @@ def test_data_dir_layouts(tmp_path, layout):
     assert _rows(refs["one"]) == [{"x": 1}, {"x": 2}]
 
 
+def test_data_dir_finds_a_github_file_under_any_tail_of_its_url(tmp_path):
+    """A repository checkout holds ``prompts/x.json``; a flat folder holds ``x.json``."""
+    remote = RemoteFile("https://raw.githubusercontent.com/org/repo/0123abc/prompts/x.json")
+    checkout, flat = tmp_path / "checkout", tmp_path / "flat"
+    (checkout / "prompts").mkdir(parents=True)
+    (checkout / "prompts" / "x.json").write_text('{"where": "checkout"}')
+    (checkout / "x.json").write_text('{"where": "a stray copy"}')
+    flat.mkdir()
+    (flat / "x.json").write_text('{"where": "flat"}')
+    found = _resolver(tmp_path, data_dir=str(checkout)).resolve({"x": remote})
+    assert read_json(found["x"]) == {"where": "checkout"}, "the longest matching tail wins"
+    assert read_json(_resolver(tmp_path, data_dir=str(flat)).resolve({"x": remote})["x"]) == {"where": "flat"}
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError, match=r"x\.json is not in data_dir .*empty/prompts/x\.json"):
+        _resolver(tmp_path, data_dir=str(tmp_path / "empty")).resolve({"x": remote})
+
+
 def test_missing_things_are_named(tmp_path):
     mirror = tmp_path / "mirror"
     write_to_mirror(str(mirror), ARCHIVE.url, tar_gz_bytes(MEMBERS))

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import datasets
 
+from longbench_suite import sampling
+from longbench_suite.errors import DataFormatError
 from longbench_suite.sources import Member, RemoteFile, hub_url
 from longbench_suite.task import BuildEnv, Task, features
 from longbench_suite.templates import PromptTemplate
 from longbench_suite.truncation import fit_by_cutting_context
+
+T = TypeVar("T")
 
 #: HELMET's length grid, K = 1024 (``helmet.md`` §1.1)
 LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
@@ -64,6 +70,10 @@ class HelmetTask(Task):
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return self.sizes
 
+    def dataset_name(self, length: str) -> str:
+        """HELMET's name of this config's dataset (some carry a length parameter: ``alce_asqa_30``)."""
+        return self.helmet_name
+
     def fit(self, fields: Mapping[str, object], env: BuildEnv, what: str) -> tuple[str, dict]:
         """Render the completion-mode prompt, cutting only ``context`` from its end until it fits."""
 
@@ -74,6 +84,11 @@ class HelmetTask(Task):
             render, str(fields["context"]), env.tokenizer, self.input_budget(env), what=what
         )
         return prompt, {**fields, "context": context}
+
+    def fitted_row(self, env: BuildEnv, fields: Mapping[str, object], where: str, **columns) -> dict:
+        """:meth:`fit` the prompt, then assemble the :meth:`row`; ``where`` names the source row."""
+        prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
+        return self.row(env, prompt=prompt, fields=fields, **columns)
 
     def row(
         self,
@@ -103,12 +118,49 @@ class HelmetTask(Task):
             "max_new_tokens": self.generation_max_length,
             "depth": depth,
             "positive_ctxs": positive_ctxs or [],
-            "metadata": json.dumps({"helmet_name": self.helmet_name, **(metadata or {})}, ensure_ascii=False),
+            "metadata": json.dumps(
+                {"helmet_name": self.dataset_name(env.length), **(metadata or {})}, ensure_ascii=False
+            ),
         }
 
     def info(self, length: str) -> dict:
         return {
-            "helmet name": self.helmet_name,
+            "helmet name": self.dataset_name(length),
             "generation max length": self.generation_max_length,
             "chat template by default": self.use_chat_template,
         }
+
+
+# -- pieces several families share --------------------------------------------------------------
+
+
+def digest_id(task: str, *parts: object) -> str:
+    """A query id made from the text that identifies a question–answer pair."""
+    text = "\x1f".join(str(p) for p in parts)
+    return f"{task}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+
+
+def pick_dev_variant(query_id: str, variants: Sequence[T]) -> T:
+    """The one variant of a question that ``dev`` keeps: ``derived_seed("helmet-dev-variant", id)``
+    modulo the number of variants, so the same position is chosen at every length."""
+    return variants[sampling.derived_seed("helmet-dev-variant", query_id) % len(variants)]
+
+
+def read_passages(record: dict, where: str, field: str) -> list[dict]:
+    """``title``/``text`` of each passage; other keys vary between passages and are ignored (#31)."""
+    passages = []
+    for i, ctx in enumerate(record.get(field) or []):
+        if not isinstance(ctx, dict) or "text" not in ctx or "title" not in ctx:
+            raise DataFormatError(f"{where}: passage {i} of {field!r} has no 'title' and 'text'")
+        passages.append({"title": ctx["title"], "text": ctx["text"]})
+    return passages
+
+
+def answer_list(value: object, where: str, field: str) -> list[str]:
+    """Gold answers as a list: a bare string is one answer (files differ in which form they use)."""
+    answers = [value] if isinstance(value, str) else value
+    if not isinstance(answers, list) or not answers or not all(isinstance(a, str) for a in answers):
+        raise DataFormatError(
+            f"{where}: {field!r} must be a string or a non-empty list of strings, got {value!r}"
+        )
+    return list(answers)

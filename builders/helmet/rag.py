@@ -10,19 +10,17 @@ pool also loses every ``eval`` question.
 
 from __future__ import annotations
 
-import hashlib
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from longbench_suite import sampling
-from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask, archive_member
+from .common import HelmetTask, answer_list, archive_member, digest_id, pick_dev_variant, read_passages
 
 TEMPLATE = PromptTemplate(
     user=(
@@ -72,7 +70,7 @@ def dev_variant(query_id: str, variants: list[KiltRecord]) -> KiltRecord:
     ``derived_seed("helmet-dev-variant", query_id) % len(variants)``.
     """
     ordered = sorted(variants, key=lambda r: (r.depth is None, r.depth if r.depth is not None else 0, r.line))
-    return ordered[sampling.derived_seed("helmet-dev-variant", query_id) % len(ordered)]
+    return pick_dev_variant(query_id, ordered)
 
 
 @dataclass(frozen=True, eq=False)
@@ -112,7 +110,7 @@ class RagTask(HelmetTask):
 
     def query_id(self, key) -> str:
         if self.key_field == "question":
-            return f"{self.name}-{hashlib.sha256(str(key).encode('utf-8')).hexdigest()[:16]}"
+            return digest_id(self.name, key)
         return f"{self.name}-{key}"
 
     def _scan(self, ref: FileRef) -> list[KiltRecord]:
@@ -156,9 +154,9 @@ class RagTask(HelmetTask):
                 {
                     "key": self._key(record, where),
                     "text": DEMO.format(
-                        documents=render_passages(_passages(record, where)),
+                        documents=render_passages(read_passages(record, where, "ctxs")),
                         question=record["question"],
-                        answer=_answers(record, where)[0],
+                        answer=answer_list(record["answers"], where, "answers")[0],
                     ),
                 }
             )
@@ -197,49 +195,29 @@ class RagTask(HelmetTask):
                 candidates = [d for d in pool if d["key"] != key] if own else pool
                 demo_cache[key] = self._demos(candidates, key)
             demos, demo_keys = demo_cache[key]
-            answers = _answers(record, where)
+            answers = answer_list(record["answers"], where, "answers")
             fields = {
                 "demos": demos,
-                "context": render_passages(_passages(record, where)),
+                "context": render_passages(read_passages(record, where, "ctxs")),
                 "question": record["question"],
             }
-            prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({where})")
             depth = record.get("depth")
-            yield self.row(
+            yield self.fitted_row(
                 env,
-                prompt=prompt,
-                fields=fields,
+                fields,
+                where,
                 output=answers[0],
                 answers=answers,
                 query_id=self.query_id(key),
                 question=record["question"],
                 depth=None if depth is None else float(depth),
-                positive_ctxs=_passages(record, where, "positive_ctxs"),
+                positive_ctxs=read_passages(record, where, "positive_ctxs"),
                 metadata={
                     "source_line": line,
                     "passages": len(record["ctxs"]),
                     "demo_query_ids": [self.query_id(k) for k in demo_keys],
                 },
             )
-
-
-def _passages(record: dict, where: str, field: str = "ctxs") -> list[dict]:
-    """``title``/``text`` of each passage; other keys vary between passages and are ignored (#31)."""
-    passages = []
-    for i, ctx in enumerate(record.get(field) or []):
-        if not isinstance(ctx, dict) or "text" not in ctx or "title" not in ctx:
-            raise DataFormatError(f"{where}: passage {i} of {field!r} has no 'title' and 'text'")
-        passages.append({"title": ctx["title"], "text": ctx["text"]})
-    return passages
-
-
-def _answers(record: dict, where: str) -> list[str]:
-    answers = record["answers"]
-    if isinstance(answers, str):
-        answers = [answers]
-    if not answers or not all(isinstance(a, str) for a in answers):
-        raise DataFormatError(f"{where}: 'answers' must be a non-empty list of strings, got {answers!r}")
-    return list(answers)
 
 
 KILT_PASSAGES = {"8k": 50, "16k": 105, "32k": 220, "64k": 440, "128k": 1000}

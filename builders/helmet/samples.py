@@ -1,5 +1,8 @@
 """Synthetic HELMET sources in the exact upstream layout, for ``longbench-suite demo`` and the tests.
 
+The citation, re-ranking and recall members (and ALCE's prompt files from HELMET's GitHub repository)
+come from :mod:`.samples_archive`; the RAG members are written here.
+
 ``data.tar.gz`` holds ``data/kilt/*.jsonl`` with the fields of ``helmet.md`` §3.1: one row per question
 and depth, ``ctxs`` with the mixed key sets of issue #31 (inserted gold passages keep DPR keys,
 retrieved ones carry ``has_answer``), ``positive_ctxs``/``hard_negative_ctxs`` for NQ, TriviaQA and
@@ -13,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, jsonl_bytes, tar_gz_bytes, write_to_mirror
+from longbench_suite.synthetic import TextMaker, json_bytes, jsonl_bytes, tar_gz_bytes, write_to_mirror
 
+from . import samples_archive
+from .alce import TASKS as ALCE_TASKS
 from .common import ARCHIVE
 from .rag import KILT_PASSAGES
 
@@ -34,6 +39,19 @@ class Scale:
     long_questions: int = 2
     long_passages: int = 250
     long_words: int = 60
+    # citation, re-ranking and recall (samples_archive): rows per file, and their size
+    alce_asqa: int = 948
+    alce_qampari: int = 1000
+    alce_docs: int = 3  # documents of an ordinary row (HELMET's have 2000)
+    alce_long_docs: int = 720  # documents of a row that overflows every budget
+    msmarco: int = 123
+    msmarco_passages: int = 6  # candidates of an ordinary row (HELMET's have K)
+    msmarco_words: int = 3
+    json_kv: int = 600
+    json_kv_pairs: int = 3
+    ruler: int = 100
+    ruler_filler: int = 6
+    long_rows: int = 1  # rows per file that overflow every budget (the first in eval, then one in dev)
 
 
 FULL = Scale()
@@ -46,8 +64,22 @@ DEMO = Scale(
     train_questions=12,
     long_questions=1,
     long_passages=160,
+    alce_asqa=110,
+    alce_qampari=110,
+    alce_long_docs=40,
+    msmarco=50,
+    json_kv=110,
+    ruler=50,
 )
-DEMO_CONFIGS = ("nq_8k", "popqa_16k", "hotpotqa_32k")
+DEMO_CONFIGS = (
+    "nq_8k",
+    "popqa_16k",
+    "hotpotqa_32k",
+    "alce_asqa_8k",
+    "msmarco_8k",
+    "json_kv_8k",
+    "ruler_mv_8k",
+)
 
 
 def _question(text: TextMaker, task: str, i: int) -> tuple[str, list[str]]:
@@ -187,7 +219,13 @@ def rag_members(scale: Scale) -> dict[str, bytes]:
 
 
 #: Each task family adds the archive members it reads.
-ARCHIVE_MEMBERS: list[Callable[[Scale], dict[str, bytes]]] = [rag_members]
+ARCHIVE_MEMBERS: list[Callable[[Scale], dict[str, bytes]]] = [
+    rag_members,
+    samples_archive.alce_members,
+    samples_archive.msmarco_members,
+    samples_archive.json_kv_members,
+    samples_archive.ruler_members,
+]
 
 
 def archive_members(scale: Scale) -> dict[str, bytes]:
@@ -199,4 +237,12 @@ def archive_members(scale: Scale) -> dict[str, bytes]:
 
 def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
     """Write HELMET's sources for ``scale`` under ``mirror_dir``; returns the files written."""
-    return [write_to_mirror(mirror_dir, ARCHIVE.url, tar_gz_bytes(archive_members(scale)))]
+    written = [write_to_mirror(mirror_dir, ARCHIVE.url, tar_gz_bytes(archive_members(scale)))]
+    for task in ALCE_TASKS:
+        kind = task.name.removeprefix("alce_")
+        written.append(
+            write_to_mirror(
+                mirror_dir, task.prompts.url, json_bytes(samples_archive.alce_prompt_file(kind), indent=4)
+            )
+        )
+    return written

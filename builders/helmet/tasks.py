@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import rag
+from . import alce, msmarco, rag, recall
 
 #: Family modules in the order their configs are listed.
-FAMILIES = (rag,)
+FAMILIES = (rag, alce, msmarco, recall)
 
 TASKS = tuple(task for family in FAMILIES for task in family.TASKS)

@@ -1,0 +1,80 @@
+"""Tasks whose ``eval`` is the head of HELMET's ``shuffle(seed=42)`` order: ALCE, JSON KV, RULER."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from longbench_suite import sampling
+from longbench_suite.sources import FileRef
+from longbench_suite.task import BuildEnv
+
+from .common import HelmetTask
+
+
+@dataclass(frozen=True)
+class RowKey:
+    """What the partition needs to know of one source row."""
+
+    query_id: str
+    question: str
+
+
+@dataclass(frozen=True, eq=False)
+class ShuffledTask(HelmetTask):
+    """A task whose ``eval`` is the head of HELMET's ``shuffle(seed=42)`` order (``helmet-derived.md``).
+
+    ``eval`` is the first ``eval_size`` rows of that order, in that order. ``dev`` is every other row,
+    in file order, except rows that share a query id or a question with ``eval``. The file is read
+    twice: once for the partition, once to build the split's rows. Subclasses say how to read and
+    identify rows (:meth:`records`, :meth:`key`) and how to build one (:meth:`build`).
+    """
+
+    eval_size: int = 100
+
+    def records(self, files: Mapping[str, FileRef]) -> Iterator[tuple[str, dict]]:
+        """``(where, record)`` for every source row, in file order."""
+        raise NotImplementedError
+
+    def key(self, record: dict, where: str) -> RowKey:
+        raise NotImplementedError
+
+    def prepare(self, files: Mapping[str, FileRef], n_rows: int) -> object:
+        """State shared by every row of a build (e.g. demonstrations drawn row by row)."""
+        return None
+
+    def build(self, record: dict, where: str, index: int, env: BuildEnv, state: object) -> dict:
+        raise NotImplementedError
+
+    def partition(self, keys: Sequence[RowKey]) -> tuple[list[int], set[int]]:
+        """``(eval row indices in HELMET's order, dev row indices)``."""
+        order = sampling.hf_shuffle_order(len(keys), sampling.HELMET_SEED)[: self.eval_size]
+        in_eval = set(order)
+        ids = {keys[i].query_id for i in order}
+        questions = {keys[i].question for i in order}
+        dev = {
+            i
+            for i, k in enumerate(keys)
+            if i not in in_eval and k.query_id not in ids and k.question not in questions
+        }
+        return order, dev
+
+    def generate(
+        self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
+    ) -> Iterator[dict]:
+        keys = [self.key(record, where) for where, record in self.records(files)]
+        eval_order, dev = self.partition(keys)
+        wanted = dev if split == "dev" else set(eval_order)
+        state = self.prepare(files, len(keys))
+        held: dict[int, dict] = {}
+        for index, (where, record) in enumerate(self.records(files)):
+            if index not in wanted:
+                continue
+            row = self.build(record, where, index, env, state)
+            if split == "dev":
+                yield row
+            else:
+                held[index] = row
+        if split == "eval":
+            for index in eval_order:
+                yield held[index]
