@@ -36,7 +36,14 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
         samples = importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
         samples.write_samples(mirror)
         for config in samples.DEMO_CONFIGS:
-            splits = load_dataset(bench, config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache_dir)
+            splits = load_dataset(
+                bench,
+                config,
+                mirror=mirror,
+                tokenizer=tokenizer,
+                pretruncation_tokenizer=tokenizer,
+                cache_dir=cache_dir,
+            )
             for split, dataset in splits.items():
                 results.append(split_stats(f"{bench}/{config}", split, dataset["input"], counter))
     return results, mirror, tokenizer

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from . import rag
+from . import icl, infbench, multi_lexsum, narrativeqa, rag
 
 #: Family modules in the order their configs are listed.
-FAMILIES = (rag,)
+FAMILIES = (
+    rag,
+    icl,
+    narrativeqa,
+    infbench,
+    multi_lexsum,
+)
 
 TASKS = tuple(task for family in FAMILIES for task in family.TASKS)
