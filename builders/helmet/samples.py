@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from longbench_suite.synthetic import TextMaker, jsonl_bytes, tar_gz_bytes, write_to_mirror
 
+from . import samples_hub
 from .common import ARCHIVE
 from .rag import KILT_PASSAGES
 
@@ -34,6 +35,7 @@ class Scale:
     long_questions: int = 2
     long_passages: int = 250
     long_words: int = 60
+    hub: samples_hub.HubScale = samples_hub.FULL  # ICL, long-document QA and summarization sources
 
 
 FULL = Scale()
@@ -46,8 +48,9 @@ DEMO = Scale(
     train_questions=12,
     long_questions=1,
     long_passages=160,
+    hub=samples_hub.DEMO,
 )
-DEMO_CONFIGS = ("nq_8k", "popqa_16k", "hotpotqa_32k")
+DEMO_CONFIGS = ("nq_8k", "popqa_16k", "hotpotqa_32k", "trec_coarse_8k", "multi_lexsum_8k")
 
 
 def _question(text: TextMaker, task: str, i: int) -> tuple[str, list[str]]:
@@ -187,7 +190,10 @@ def rag_members(scale: Scale) -> dict[str, bytes]:
 
 
 #: Each task family adds the archive members it reads.
-ARCHIVE_MEMBERS: list[Callable[[Scale], dict[str, bytes]]] = [rag_members]
+ARCHIVE_MEMBERS: list[Callable[[Scale], dict[str, bytes]]] = [
+    rag_members,
+    lambda scale: samples_hub.archive_members(scale.hub),
+]
 
 
 def archive_members(scale: Scale) -> dict[str, bytes]:
@@ -199,4 +205,5 @@ def archive_members(scale: Scale) -> dict[str, bytes]:
 
 def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
     """Write HELMET's sources for ``scale`` under ``mirror_dir``; returns the files written."""
-    return [write_to_mirror(mirror_dir, ARCHIVE.url, tar_gz_bytes(archive_members(scale)))]
+    archive = write_to_mirror(mirror_dir, ARCHIVE.url, tar_gz_bytes(archive_members(scale)))
+    return [archive, *samples_hub.write_hub_files(mirror_dir, scale.hub)]
