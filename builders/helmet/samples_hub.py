@@ -4,9 +4,9 @@ Written into a mirror (``MIRROR/HOST/PATH``) beside HELMET's archive: TREC's Cog
 NLU CSV, BANKING77 / CLINC150 / NarrativeQA as the repos' Parquet files (``datasets`` features, so
 ``ClassLabel`` and struct columns are typed as upstream), InfiniteBench's JSON Lines, and Multi-LexSum's
 JSON-Lines cases with its ``sources.json`` object. Row counts are upstream's where split sizes depend
-on them (:data:`FULL`). Long documents are lines of a short sentence and six 8-digit numbers, about 64
-Llama-2 tokens a line, so 1100 lines pass HELMET's 65536-token filters and 2200 lines its 131072 one
-while staying a few hundred kilobytes; books are shared between rows, as InfiniteBench's are.
+on them (:data:`FULL`). Long documents are lines of a three-word sentence and eight 8-digit numbers,
+about 78 Llama-2 tokens a line (0.8 a byte), so 880 lines pass HELMET's 65536-token filters and 1760
+lines its 131072 one while staying under 170 kB; books are shared between rows, as InfiniteBench's are.
 """
 
 from __future__ import annotations
@@ -34,15 +34,15 @@ class HubScale:
     narrativeqa_short_documents: int = 40
     narrativeqa_train: int = 240
     infbench_rows: tuple[int, int, int] = (351, 229, 103)  # qa, choice, sum
-    infbench_book_lines: tuple[int, ...] = (1100, 1150, 2200)
+    infbench_book_lines: tuple[int, ...] = (880, 920, 1760)
     lexsum_train: int = 2210
     lexsum_validation_long: int = 150
     lexsum_validation_short: int = 162
     lexsum_test_long: int = 355
     lexsum_test_short: int = 261
     lexsum_big_documents: int = 8
-    long_document_lines: int = 2200  # NarrativeQA: > 131072 Llama-2 tokens
-    half_document_lines: int = 560  # Multi-LexSum: two of these pass 65536 tokens
+    long_document_lines: int = 1760  # NarrativeQA: > 131072 Llama-2 tokens
+    half_document_lines: int = 450  # Multi-LexSum: two of these pass 65536 tokens
 
 
 FULL = HubScale()
@@ -58,7 +58,7 @@ DEMO = HubScale(
     narrativeqa_short_documents=2,
     narrativeqa_train=24,
     infbench_rows=(12, 12, 12),
-    infbench_book_lines=(1100,),
+    infbench_book_lines=(880,),
     lexsum_train=40,
     lexsum_validation_long=104,
     lexsum_validation_short=6,
@@ -69,10 +69,10 @@ DEMO = HubScale(
 
 
 def book(seed: str, lines: int) -> str:
-    """About ``64 * lines`` Llama-2 tokens of text with a line break every line."""
+    """About ``78 * lines`` Llama-2 tokens of text with a line break every line."""
     text = TextMaker(f"book:{seed}")
     return "\n".join(
-        text.sentence(6) + " " + " ".join(str(text.randint(10_000_000, 99_999_999)) for _ in range(6))
+        text.sentence(3) + " " + " ".join(str(text.randint(10_000_000, 99_999_999)) for _ in range(8))
         for _ in range(lines)
     )
 
@@ -328,12 +328,8 @@ def infbench_keypoints(scale: HubScale) -> dict[str, bytes]:
 def _lexsum_cases(prefix: str, long: int, short: int, big: int, text: TextMaker) -> list[dict]:
     cases = []
     for i in range(long + short):
-        if i < long:  # two or three of the big documents: more than 65536 tokens
-            documents = [f"big{i % big}", f"big{(i * 3 + 1) % big}"] + (
-                [f"big{(i + 2) % big}"] if i % 4 == 0 else []
-            )
-            if documents[1] == documents[0]:
-                documents[1] = f"big{(i + 1) % big}"
+        if i < long:  # two or three of the big documents (a few combinations): more than 65536 tokens
+            documents = [f"big{(i + k) % big}" for k in range(2 + (i % 3 == 0))]
         else:
             documents = [f"small-{prefix}-{i}"]
         cases.append(
