@@ -221,7 +221,7 @@ def _narrativeqa_features():
     )
 
 
-def _narrativeqa_row(doc_id: str, doc_text: str, question: str, answers: list[str]) -> dict:
+def narrativeqa_row(doc_id: str, doc_text: str, question: str, answers: list[str]) -> dict:
     return {
         "document": {
             "id": doc_id,
@@ -245,39 +245,45 @@ def _shards(rows: list[dict], n: int) -> list[list[dict]]:
 
 
 def narrativeqa_files(scale: HubScale) -> dict[str, bytes]:
-    import datasets
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     text = TextMaker("narrativeqa")
     rows = []
     for d, questions in enumerate(scale.narrativeqa_long_questions):
         doc_id, doc_text = f"long{d:02d}", book(f"narrativeqa-{d}", scale.long_document_lines)
         for q in range(questions):
             question = _question(text, d * 1000 + q)
-            rows.append(_narrativeqa_row(doc_id, doc_text, question, [f"answer {d}.{q}", f"alt {d}.{q}"]))
+            rows.append(narrativeqa_row(doc_id, doc_text, question, [f"answer {d}.{q}", f"alt {d}.{q}"]))
     rows.append(dict(rows[1]))  # one question asked twice about one document
     for d in range(scale.narrativeqa_short_documents):
         doc_text = book(f"short-{d}", 20)
         for q in range(4):
             rows.append(
-                _narrativeqa_row(f"short{d:03d}", doc_text, _question(text, 50_000 + d * 10 + q), ["x"])
+                narrativeqa_row(f"short{d:03d}", doc_text, _question(text, 50_000 + d * 10 + q), ["x"])
             )
     train = [
-        _narrativeqa_row(f"train{i // 10:03d}", "A short story.", _question(text, 90_000 + i), [f"train {i}"])
+        narrativeqa_row(f"train{i // 10:03d}", "A short story.", _question(text, 90_000 + i), [f"train {i}"])
         for i in range(scale.narrativeqa_train)
     ]
+    return narrativeqa_shards(rows, train)
+
+
+def narrativeqa_shards(test: list[dict], train: list[dict]) -> dict[str, bytes]:
+    """``deepmind/narrativeqa`` Parquet shards (url -> bytes) of rows made by :func:`narrativeqa_row`."""
+    import datasets
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     features = _narrativeqa_features()
     files = {}
-    for split, split_rows in (("test", rows), ("train", train)):
-        shards = _shards(split_rows, narrativeqa.SHARDS[split])
-        for i, shard in enumerate(shards):
-            table = datasets.Dataset.from_list(shard, features=features).data.table
+    for split, split_rows in (("test", test), ("train", train)):
+        for i, shard in enumerate(_shards(split_rows, narrativeqa.SHARDS[split])):
+            if shard:
+                table = pa.table(datasets.Dataset.from_list(shard, features=features).data.table)
+            else:
+                table = features.arrow_schema.empty_table()
             buffer = io.BytesIO()
             # zstd finds a document repeated on consecutive rows, keeping the shard small.
-            pq.write_table(pa.table(table), buffer, compression="zstd")
-            url = narrativeqa.shard_files(split)[f"{split}-{i:05d}"].url
-            files[url] = buffer.getvalue()
+            pq.write_table(table, buffer, compression="zstd")
+            files[narrativeqa.shard_files(split)[f"{split}-{i:05d}"].url] = buffer.getvalue()
     return files
 
 
