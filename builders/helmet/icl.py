@@ -69,7 +69,12 @@ class IclTask(HelmetTask):
         return dict(self.files)
 
     def info(self, length: str) -> dict:
-        return {**super().info(length), "shots": self.shots[length], "classes": self.num_labels}
+        return {
+            **super().info(length),
+            "helmet name": self.helmet_name_at(length),
+            "shots": self.shots[length],
+            "classes": self.num_labels,
+        }
 
     def helmet_name_at(self, length: str) -> str:
         return f"icl_{self.dataset}_{self.shots[length]}shot_balance"
@@ -114,6 +119,10 @@ class IclTask(HelmetTask):
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
         instances, pool = self.partition(split, files)
+        if not pool:
+            raise DataFormatError(
+                f"{env.config_name}: the {split!r} split has no demonstrations to draw from"
+            )
         groups = sampling.group_by_label(pool, _label)
         shots = self.shots[length]
         for row in instances:

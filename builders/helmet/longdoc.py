@@ -66,6 +66,7 @@ class LongDocTask(HelmetTask):
     def info(self, length: str) -> dict:
         return {
             **super().info(length),
+            "helmet name": self.helmet_name_at(length),
             "pre-truncation": f"{self.pretruncation_budget(length)} tokens of the pre-truncation tokenizer",
             "minimum document": f"{self.min_tokens} tokens",
         }

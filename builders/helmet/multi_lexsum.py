@@ -114,6 +114,10 @@ class MultiLexSumTask(LongDocTask):
         self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
     ) -> Iterator[Instance]:
         train = read_cases(files["train"])
+        if len(train) < SHOTS:
+            raise DataFormatError(
+                f"{files['train'].label}: {len(train)} cases; {SHOTS} demonstrations are needed"
+            )
         cases = read_cases(files[SPLIT_SOURCES[split]])
         texts = self.documents(files, cases)
         keypoints = self.keypoints(files) if split == "eval" else {}

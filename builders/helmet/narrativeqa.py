@@ -132,6 +132,8 @@ class NarrativeQATask(LongDocTask):
         questions, long_documents = self.read_test(files, pretruncation)
         chosen = self.partition(questions, long_documents)[split]
         pool = self.read_demo_pool(files)
+        if len(pool) < SHOTS:
+            raise DataFormatError(f"{REPO} train has {len(pool)} rows; {SHOTS} demonstrations are needed")
         for q in chosen:
             doc_id = q.document_key[0]
             picks = sampling.hf_shuffle_order(len(pool), sampling.helmet_icl_seed(doc_id))[:SHOTS]

@@ -47,8 +47,8 @@ class HubScale:
 
 FULL = HubScale()
 DEMO = HubScale(
-    trec_train=1200,
-    trec_test=60,
+    trec_train=300,
+    trec_test=40,
     nlu_rows=900,
     banking_train=700,
     banking_per_label_test=2,
