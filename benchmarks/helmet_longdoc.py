@@ -17,7 +17,6 @@ It prints both totals and their ratio (target: at least 5x) and asserts identica
 
 from __future__ import annotations
 
-import hashlib
 import os
 import tempfile
 import time
@@ -30,6 +29,7 @@ from longbench_suite.sources import FileRef, mirrored
 from longbench_suite.synthetic import TextMaker, write_to_mirror
 from longbench_suite.task import BuildEnv
 from longbench_suite.tokenizers import load_tokenizer
+from tests.support.helmet_reference import helmet_fit, narrativeqa_demo
 from tests.support.tokenizer_fixtures import llama2_tokenizer_json
 
 LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
@@ -95,23 +95,9 @@ def helmet_rows(test: list[dict], train: list[dict], tok: Tokenizer) -> dict[str
             budget = size - 300
             if len(encoding.ids) > budget:
                 context = context[: encoding.offsets[budget - separator][1]] + MARKER
-            seed = (int(hashlib.sha256(r["document"]["id"].encode()).hexdigest(), 16) + 42) % 2**31
-            demos = [train[i] for i in np.random.default_rng(seed).permutation(len(train))[:2]]
-            demo = (
-                "For example:\n\n"
-                + "\n\n".join(
-                    f"Question: {d['question']['text']}\nAnswer: {d['answers'][0]['text']}" for d in demos
-                )
-                + "\n\nNow, use the following story to answer the question:\n\n"
-            )
+            demo = narrativeqa_demo(train, r["document"]["id"])
             fields = {"demo": demo, "context": context, "question": r["question"]["text"]}
-            prompt = PROMPT.format(**fields)
-            n, limit = len(tok.encode(prompt).ids), size - 100
-            if n > limit:
-                offsets = tok.encode(fields["context"]).offsets
-                fields["context"] = fields["context"][: offsets[-(n - limit)][0]]
-                prompt = PROMPT.format(**fields)
-            prompts.append(prompt)
+            prompts.append(helmet_fit(tok, PROMPT, fields, size - 100))
         rows[length] = prompts
     return rows
 

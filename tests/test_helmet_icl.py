@@ -26,6 +26,8 @@ from tokenizers import Tokenizer
 from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.api import download_manager
 from longbench_suite.sources import mirrored
+from tests.support.helmet_reference import helmet_fit
+from tests.test_sampling import _balance_reference
 
 USER = (
     'Use the provided mapping from the text to label to assign a label to the text. Only output "label: '
@@ -161,33 +163,15 @@ def test_trec_dev_rule(partitions, helmet_mirror):
 # -- HELMET's load_icl, re-implemented ---------------------------------------------------------------
 
 
-def _balance(rows, n, seed):
-    rand = random.Random(seed)
-    by_label = {}
-    for row in rows:
-        by_label.setdefault(row[1], []).append(row)
-    rounds = math.ceil(n / len(by_label))
-    out = [[] for _ in range(rounds)]
-    for members in by_label.values():
-        idx = rand.sample(range(len(members)), rounds % len(members))
-        while len(idx) < rounds:
-            idx += rand.sample(range(len(members)), min(rounds - len(idx), len(members)))
-        for r, i in enumerate(idx):
-            out[r].append(members[i])
-    for chunk in out:
-        rand.shuffle(chunk)
-    return [x for chunk in out for x in chunk][:n]
-
-
 def _helmet_icl(train, test, shots, num_labels, tok, budget):
     """load_icl + model_utils.tokenize; rows are (text, label id)."""
     if len(test) > 500:
         test = [test[i] for i in np.random.default_rng(42).permutation(len(test))]
-        test = _balance(test, 500, 42)
+        test = _balance_reference(test, 500, 42)
     prompts, answers = [], []
     for text, label in test:
         seed = (int(hashlib.sha256(text.encode("utf-8")).hexdigest(), 16) + 42) % 2**31
-        demos = _balance(train, shots, seed)
+        demos = _balance_reference(train, shots, seed)
         mapping = list(range(num_labels))
         random.seed(seed)
         random.shuffle(mapping)
@@ -195,13 +179,7 @@ def _helmet_icl(train, test, shots, num_labels, tok, budget):
             "context": "\n\n".join(f"{t}\nlabel: {mapping[lab]}" for t, lab in demos),
             "question": text,
         }
-        prompt = PROMPT.format(**fields)
-        n = len(tok.encode(prompt).ids)
-        if n > budget:
-            offsets = tok.encode(fields["context"]).offsets
-            fields["context"] = fields["context"][: offsets[-(n - budget)][0]]
-            prompt = PROMPT.format(**fields)
-        prompts.append(prompt)
+        prompts.append(helmet_fit(tok, PROMPT, fields, budget))
         answers.append(str(mapping[label]))
     return prompts, answers
 
@@ -257,7 +235,7 @@ def test_banking77_eval_selection_and_prompts_equal_helmets(
     )
     rows = list(itertools.islice(rows, 12))
     shuffled = [test[i] for i in np.random.default_rng(42).permutation(len(test))]
-    selected = _balance(shuffled, 500, 42)
+    selected = _balance_reference(shuffled, 500, 42)
     evaluated, _ = partitions["banking77"]["eval"]
     assert [(r.text, r.label) for r in evaluated] == selected
     assert [r["question"] for r in rows] == [t for t, _ in selected[:12]]

@@ -23,6 +23,7 @@ from tokenizers import Tokenizer
 from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.sources import mirrored
 from longbench_suite.tokenizers import HFTokenizer, TokenCounter, load_tokenizer
+from tests.support.helmet_reference import helmet_fit, narrativeqa_demo
 
 MARKER = " ... [the rest of the text is omitted]"
 LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
@@ -125,16 +126,6 @@ def llama(llama2_tokenizer) -> Llama:
     return Llama(llama2_tokenizer)
 
 
-def _fit(tok: Tokenizer, prompt_template: str, fields: dict, budget: int) -> str:
-    """model_utils.tokenize: one cut of the context at the start of its token -overflow."""
-    prompt = prompt_template.format(**fields)
-    n = len(tok.encode(prompt).ids)
-    if n <= budget:
-        return prompt
-    offsets = tok.encode(fields["context"]).offsets
-    return prompt_template.format(**{**fields, "context": fields["context"][: offsets[-(n - budget)][0]]})
-
-
 def _jsonl(mirror, url):
     with open(mirrored(url, mirror), encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -196,16 +187,7 @@ def _helmet_narrativeqa(mirror, llama: Llama, length: str) -> list[dict]:
     kept = [r for r in shuffled if len(llama.encode(r["document"]["text"]).ids) > 131072]
     out = []
     for r in kept[:100]:
-        doc_id = r["document"]["id"]
-        seed = (int(hashlib.sha256(doc_id.encode("utf-8")).hexdigest(), 16) + 42) % 2**31  # PR #44
-        demos = [train[i] for i in np.random.default_rng(seed).permutation(len(train))[:2]]
-        demo = (
-            "For example:\n\n"
-            + "\n\n".join(
-                f"Question: {d['question']['text']}\nAnswer: {d['answers'][0]['text']}" for d in demos
-            )
-            + "\n\nNow, use the following story to answer the question:\n\n"
-        )
+        demo = narrativeqa_demo(train, r["document"]["id"])
         out.append(
             {
                 "context": llama.pretruncate(r["document"]["text"], LENGTHS[length] - 300),
@@ -309,7 +291,7 @@ def test_eval_equals_helmets_loaders(
     tok = Tokenizer.from_file(tiny_tokenizer)
     for row, ref in zip(got, reference, strict=True):
         fields = {**ref, "options": ref.get("options", "")}
-        expected = _fit(tok, PROMPTS[task], fields, budget)
+        expected = helmet_fit(tok, PROMPTS[task], fields, budget)
         if len(tok.encode(expected).ids) <= budget:
             assert row["input"] == expected
         else:  # a merge at HELMET's cut overflows by a token: we cut one token further

@@ -23,7 +23,7 @@ from longbench_suite.sources import FileRef, RemoteFile, hub_url
 from longbench_suite.templates import PromptTemplate
 
 from .common import archive_member
-from .longdoc import Instance, LongDocTask, Pretruncation, demo_block
+from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, read_keypoints
 
 REPO = "xinrongzhang2022/InfiniteBench"
 # main on 2024-08-21; the longbook files have not changed since 2024-08-08 (611fbbf).
@@ -153,18 +153,11 @@ class InfBenchTask(LongDocTask):
     def query_id(self, example: Example) -> str:
         return f"{self.name}-{example.id}"
 
-    def keypoints(self, files: Mapping[str, FileRef]) -> dict[str, list[str]]:
-        points = {}
-        for line, record in iter_jsonl(files["keypoints"]):
-            require(record, ["id", "keypoints"], f"{files['keypoints'].label}, line {line}")
-            points[str(record["id"])] = record["keypoints"]
-        return points
-
     def instances(
         self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
     ) -> Iterator[Instance]:
         examples, books = self.read(files["data"])
-        keypoints = self.keypoints(files) if self.kind == "sum" else {}
+        keypoints = read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" else {}
         for e in self.partition(examples, books, pretruncation)[split]:
             fields = {"demo": self.demos(examples, e) if split == "eval" else "", "question": e.question}
             metadata: dict[str, object] = {"id": e.id, "source_line": e.line}

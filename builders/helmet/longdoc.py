@@ -23,8 +23,10 @@ from abc import abstractmethod
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from longbench_suite import sampling
 from longbench_suite.cutcache import CutCache
-from longbench_suite.errors import SuiteError
+from longbench_suite.errors import DataFormatError, SuiteError
+from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
 from longbench_suite.truncation import HeadCuts
@@ -124,3 +126,23 @@ class Pretruncation:
 def demo_block(items: list[str], opening: str, closing: str) -> str:
     """HELMET's demonstration block: ``opening + "\\n\\n".join(items) + closing``."""
     return opening + "\n\n".join(items) + closing
+
+
+def example_seeded_picks(pool_size: int, example_id: str, shots: int) -> list[int]:
+    """``train.shuffle(seed=(sha256(id) + 42) % 2**31).select(range(shots))``: HELMET's PR #44 demos.
+
+    HELMET ≤ Apr 2025 shuffled without a seed (``helmet.md`` §1.5); PR #44 reuses the ICL seed formula
+    with the example's id.
+    """
+    if pool_size < shots:
+        raise DataFormatError(f"the demonstration pool has {pool_size} rows; {shots} are needed")
+    return sampling.hf_shuffle_order(pool_size, sampling.helmet_icl_seed(example_id))[:shots]
+
+
+def read_keypoints(ref: FileRef, field: str) -> dict[str, list[str]]:
+    """The judge's key points in HELMET's archive, by ``str(id)``."""
+    points = {}
+    for line, record in iter_jsonl(ref):
+        require(record, ["id", field], f"{ref.label}, line {line}")
+        points[str(record["id"])] = record[field]
+    return points

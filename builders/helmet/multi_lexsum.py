@@ -25,7 +25,7 @@ from longbench_suite.sources import FileRef, RemoteFile, hub_url
 from longbench_suite.templates import PromptTemplate
 
 from .common import archive_member
-from .longdoc import Instance, LongDocTask, Pretruncation, demo_block
+from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, example_seeded_picks, read_keypoints
 
 REPO = "allenai/multi_lexsum"
 REVISION = "8e0586b2190bcb588fdc923d15d81ab66a6fb3ed"  # "Add v20230518 release file"
@@ -120,9 +120,9 @@ class MultiLexSumTask(LongDocTask):
             )
         cases = read_cases(files[SPLIT_SOURCES[split]])
         texts = self.documents(files, cases)
-        keypoints = self.keypoints(files) if split == "eval" else {}
+        keypoints = read_keypoints(files["keypoints"], "summary/short_keypoints") if split == "eval" else {}
         for case in self.select(split, cases, texts, pretruncation):
-            picks = sampling.hf_shuffle_order(len(train), sampling.helmet_icl_seed(case.id))[:SHOTS]
+            picks = example_seeded_picks(len(train), case.id, SHOTS)
             demos = [DEMO.format(summary=train[i].summary_short) for i in picks]
             yield Instance(
                 query_id=f"{self.name}-{case.id}",
@@ -139,13 +139,6 @@ class MultiLexSumTask(LongDocTask):
                     "demo_case_ids": [train[i].id for i in picks],
                 },
             )
-
-    def keypoints(self, files: Mapping[str, FileRef]) -> dict[str, list[str]]:
-        points = {}
-        for line, record in iter_jsonl(files["keypoints"]):
-            require(record, ["id", "summary/short_keypoints"], f"{files['keypoints'].label}, line {line}")
-            points[str(record["id"])] = record["summary/short_keypoints"]
-        return points
 
 
 TASKS = (

@@ -22,7 +22,7 @@ from longbench_suite.records import iter_parquet
 from longbench_suite.sources import FileRef, RemoteFile, hub_url
 from longbench_suite.templates import PromptTemplate
 
-from .longdoc import Instance, LongDocTask, Pretruncation, demo_block
+from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, example_seeded_picks
 
 REPO = "deepmind/narrativeqa"
 REVISION = "2e643e7363944af1c33a652d1c87320d0871c4e4"  # "Convert dataset to Parquet (#6)"
@@ -132,11 +132,9 @@ class NarrativeQATask(LongDocTask):
         questions, long_documents = self.read_test(files, pretruncation)
         chosen = self.partition(questions, long_documents)[split]
         pool = self.read_demo_pool(files)
-        if len(pool) < SHOTS:
-            raise DataFormatError(f"{REPO} train has {len(pool)} rows; {SHOTS} demonstrations are needed")
         for q in chosen:
             doc_id = q.document_key[0]
-            picks = sampling.hf_shuffle_order(len(pool), sampling.helmet_icl_seed(doc_id))[:SHOTS]
+            picks = example_seeded_picks(len(pool), doc_id, SHOTS)  # "its id": the document's
             yield Instance(
                 query_id=self.query_id(q),
                 document=long_documents[q.document_key],
