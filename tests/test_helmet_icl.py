@@ -150,6 +150,7 @@ def test_trec_dev_rule(partitions, helmet_mirror):
             continue
         seen.add(train[i][0])
         expected.append(int(i))
+    expected = expected[: min(1000, len(expected) // 2)]  # never more than half the distinct questions
     dev, pool = partitions["trec_coarse"]["dev"]
     assert [r.index for r in dev] == expected[:1000]
     assert [r.index for r in partitions["trec_fine"]["dev"][0]] == expected[:1000]

@@ -6,9 +6,10 @@ demonstrations (``balance(demo pool, shots, seed)``) and its own random relabell
 (``Random(seed).shuffle(range(num_labels))``), both seeded with ``(sha256(text) + 42) % 2**31``.
 
 ``dev`` (``helmet-derived.md``): for TREC, 1000 training questions — the first 1000 of
-``train.shuffle(seed=42)``, skipping a text that is a test text or was already taken — with shots from
-the rest of train; for the others, the rest of the test pool. A ``dev`` row never has the text of an
-``eval`` row, and ``dev`` demonstrations never have the text of any ``eval`` or ``dev`` row.
+``train.shuffle(seed=42)``, skipping a text that is a test text or was already taken (at most half the
+distinct questions, which only matters for a small train file) — with shots from the rest of train;
+for the others, the rest of the test pool. A ``dev`` row never has the text of an ``eval`` row, and
+``dev`` demonstrations never have the text of any ``eval`` or ``dev`` row.
 """
 
 from __future__ import annotations
@@ -96,8 +97,9 @@ class IclTask(HelmetTask):
             test_texts = {r.text for r in test}
             order = sampling.hf_shuffle_order(len(train), sampling.HELMET_SEED)
             eligible = [i for i in order if train[i].text not in test_texts]
-            picked = sampling.first_per_key(eligible, lambda i: train[i].text, self.dev_from_train)
-            return [train[i] for i in picked]
+            distinct = sampling.first_per_key(eligible, lambda i: train[i].text, len(eligible))
+            # never more than half the questions, so the rest of train can supply the shots
+            return [train[i] for i in distinct[: min(self.dev_from_train, len(distinct) // 2)]]
         chosen = {(r.split, r.index) for r in eval_rows}
         return [r for r in test if (r.split, r.index) not in chosen and r.text not in eval_texts]
 
