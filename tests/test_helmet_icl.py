@@ -218,7 +218,7 @@ def test_trec_coarse_eval_equals_helmets_load_icl(helmet_http, helmet_mirror, ti
 
 
 def test_banking77_eval_selection_and_prompts_equal_helmets(
-    partitions, helmet_mirror, tiny_tokenizer, tmp_path
+    partitions, helmet_http, helmet_mirror, tiny_tokenizer, tmp_path
 ):
     files = TASKS["banking77"].files
     train = _parquet(helmet_mirror, files["train"].url, "label")
@@ -229,7 +229,7 @@ def test_banking77_eval_selection_and_prompts_equal_helmets(
         "banking77_16k",
         split="eval",
         streaming=True,
-        mirror=helmet_mirror,
+        mirror=helmet_http.url,  # Parquet read by HTTP range requests
         tokenizer=tiny_tokenizer,
         max_input_tokens=5000,
         cache_dir=str(tmp_path),
