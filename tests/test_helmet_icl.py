@@ -335,3 +335,8 @@ def test_hand_checked_prompt_from_a_tiny_data_dir(tmp_path):
     assert row["input"] == expected
     assert row["output"] == str(mapping[4]) and row["answers"] == [str(mapping[4])]
     assert json.loads(row["metadata"])["original_label"] == 4
+
+
+def test_every_input_fits_its_budget(built):
+    for split in ("dev", "eval"):
+        assert max(len(text.split()) for text in built["trec_coarse_8k"][split]["input"]) <= 8192 - 20

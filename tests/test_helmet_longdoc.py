@@ -486,3 +486,36 @@ def test_streaming_rows_equal_prepared_rows(built, helmet_http, llama2_tokenizer
         cache_dir=str(tmp_path),
     )
     assert list(streamed) == built["infbench_mc_32k"]["dev"].to_list()
+
+
+def test_infinitebench_answer_may_be_a_string_and_options_absent(tmp_path, llama2_tokenizer):
+    # InfiniteBench issue #19: the files' columns disagree; HELMET forces answer/options to sequences.
+    from longbench_suite.builders.helmet.samples_hub import book
+
+    story = book("forms", 880)
+    rows = [
+        {"id": 0, "context": story, "input": "q0?", "answer": "a string answer"},
+        {"id": 1, "context": story, "input": "q1?", "answer": ["one", "two"], "options": []},
+        {"id": 2, "context": story, "input": "q2?", "answer": ["three"]},
+    ]
+    (tmp_path / "longbook_qa_eng.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = load_dataset(
+        "helmet",
+        "infbench_qa_8k",
+        split="eval",
+        streaming=True,
+        data_dir=str(tmp_path),
+        tokenizer="words",
+        pretruncation_tokenizer=llama2_tokenizer,
+        cache_dir=str(tmp_path / "c"),
+    )
+    answers = {row["question"]: row["answers"] for row in got}
+    assert answers == {"q0?": ["a string answer"], "q1?": ["one", "two"], "q2?": ["three"]}
+
+
+def test_every_input_fits_its_budget(built):
+    for name, splits in built.items():
+        task, length = name.rsplit("_", 1)
+        limit = LENGTHS[length] - GENERATION[task]
+        for split in ("dev", "eval"):
+            assert max(len(text.split()) for text in splits[split]["input"]) <= limit, (name, split)
