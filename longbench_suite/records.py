@@ -6,6 +6,7 @@ whole. Blank lines are skipped, as the Hugging Face JSON loader does.
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
@@ -104,89 +105,101 @@ def iter_parquet(
         raise SourceError(f"cannot read {ref.label} as Parquet: {exc.__class__.__name__}: {exc}") from None
 
 
-_JSON_WS = " \t\n\r"
-_CHUNK_CHARS = 1 << 22
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
 
 
-class _JsonStream:
-    """A growing text buffer over a binary file, for parsing one JSON value at a time."""
+class _JsonReader:
+    """A text buffer over a binary stream that grows only while the value at its head is incomplete."""
 
-    def __init__(self, f, label: str) -> None:
-        import codecs
-
-        self._f, self.label = f, label
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
+    def __init__(self, stream, label: str, chunk_bytes: int) -> None:
+        self.stream, self.label, self.chunk_bytes = stream, label, chunk_bytes
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
         self.buf, self.pos, self.eof = "", 0, False
 
-    def more(self) -> bool:
+    def fill(self) -> bool:
+        """Read more text (at least as much as is buffered, so big values cost amortised O(n))."""
         if self.eof:
             return False
-        data = self._f.read(_CHUNK_CHARS)
-        if not data:
-            self.eof = True
-            self.buf += self._decoder.decode(b"", final=True)
-            return False
-        self.buf = self.buf[self.pos :] + self._decoder.decode(data)
-        self.pos = 0
+        if self.pos > (1 << 16) and self.pos * 2 > len(self.buf):
+            self.buf, self.pos = self.buf[self.pos :], 0
+        data = self.stream.read(max(self.chunk_bytes, len(self.buf) - self.pos))
+        self.eof = not data
+        try:
+            self.buf += self.decoder.decode(data, final=self.eof)
+        except UnicodeDecodeError as exc:
+            raise self.error(f"not valid UTF-8 ({exc.reason})") from None
         return True
 
-    def skip_ws(self) -> str:
-        """The next non-blank character (reading more as needed), or ``""`` at the end."""
+    def peek(self) -> str:
+        """The next non-whitespace character ('' at the end of the file)."""
         while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in _JSON_WS:
+            while self.pos < len(self.buf) and self.buf[self.pos] in _WHITESPACE:
                 self.pos += 1
-            if self.pos < len(self.buf):
-                return self.buf[self.pos]
-            if not self.more():
-                return ""
-
-    def expect(self, chars: str) -> str:
-        c = self.skip_ws()
-        if not c or c not in chars:
-            found = repr(c) if c else "the end of the file"
-            raise DataFormatError(f"{self.label}: malformed JSON object (expected {chars!r}, found {found})")
-        self.pos += 1
-        return c
+            if self.pos < len(self.buf) or not self.fill():
+                return self.buf[self.pos : self.pos + 1]
 
     def value(self):
-        """The JSON value at the cursor; one that ends the buffer is re-read once more text arrives."""
-        decoder = json.JSONDecoder()
-        self.skip_ws()
+        """The JSON value at the (non-whitespace) head of the buffer."""
         while True:
             try:
-                value, end = decoder.raw_decode(self.buf, self.pos)
-                if end < len(self.buf) or self.eof:
-                    self.pos = end
-                    return value
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
-                if self.eof:
-                    raise DataFormatError(f"{self.label}: malformed JSON ({exc})") from None
-            self.more()
+                if self.fill():
+                    continue
+                raise self.error(f"malformed JSON ({exc.msg})") from None
+            if end == len(self.buf) and self.fill():  # a number or literal may go on in the next chunk
+                continue
+            self.pos = end
+            return value
+
+    def error(self, message: str) -> DataFormatError:
+        return DataFormatError(f"{self.label}: {message}")
 
 
-def iter_json_object(ref: FileRef, keys: Collection[str] | None = None) -> Iterator[tuple[str, Any]]:
+def iter_json_object(
+    ref: FileRef, keys: Collection[str] | None = None, chunk_bytes: int = 1 << 22
+) -> Iterator[tuple[str, Any]]:
     """``(key, value)`` of a top-level JSON object, in file order, without loading the whole document.
 
     Made for multi-GB objects such as Multi-LexSum's ``sources.json``: only one value is in memory at a
     time, and with ``keys`` only the wanted values are yielded (the others are parsed and dropped).
     """
     try:
-        with ref.open() as f:
-            stream = _JsonStream(f, ref.label)
-            stream.expect("{")
-            if stream.skip_ws() == "}":
-                return
-            while True:
-                key = stream.value()
-                if not isinstance(key, str):
-                    raise DataFormatError(f"{ref.label}: malformed JSON object (a key is not a string)")
-                stream.expect(":")
-                value = stream.value()
-                if keys is None or key in keys:
-                    yield key, value
-                if stream.expect(",}") == "}":
-                    return
+        with ref.open() as stream:
+            reader = _JsonReader(stream, ref.label, chunk_bytes)
+            if reader.peek() != "{":
+                raise reader.error("expected a JSON object")
+            reader.pos += 1
+            if reader.peek() == "}":
+                reader.pos += 1
+            else:
+                yield from _object_items(reader, keys)
+            if reader.peek():
+                raise reader.error("unexpected content after the JSON object")
     except (DataFormatError, SourceError):
         raise
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+
+
+def _object_items(reader: _JsonReader, keys: Collection[str] | None) -> Iterator[tuple[str, Any]]:
+    """The members of the object whose ``{`` the reader has just passed, up to and past its ``}``."""
+    while True:
+        key = reader.value()
+        if not isinstance(key, str):
+            raise reader.error("malformed JSON object (a key is not a string)")
+        if reader.peek() != ":":
+            raise reader.error(f"expected ':' after the key {key!r}")
+        reader.pos += 1
+        reader.peek()
+        value = reader.value()
+        if keys is None or key in keys:
+            yield key, value
+        separator = reader.peek()
+        reader.pos += 1
+        if separator == "}":
+            return
+        if separator != ",":
+            raise reader.error(f"malformed JSON object (expected ',' or '}}' after {key!r})")
+        reader.peek()

@@ -55,13 +55,11 @@ DOCUMENT = {
 
 
 @pytest.mark.parametrize("chunk", [1, 3, 7, 64, 1 << 20])
-def test_iter_json_object_streams_any_chunking(tmp_path, monkeypatch, chunk):
-    monkeypatch.setattr(records, "_CHUNK_CHARS", chunk)
+def test_iter_json_object_streams_any_chunking(tmp_path, chunk):
     ref = _ref(tmp_path, "sources.json", json.dumps(DOCUMENT, ensure_ascii=False, indent=1).encode("utf-8"))
-    assert dict(records.iter_json_object(ref)) == DOCUMENT
-    assert dict(records.iter_json_object(ref, {"d2", "num", "missing"})) == {
-        k: DOCUMENT[k] for k in ("d2", "num")
-    }
+    assert dict(records.iter_json_object(ref, chunk_bytes=chunk)) == DOCUMENT
+    wanted = records.iter_json_object(ref, {"d2", "num", "missing"}, chunk_bytes=chunk)
+    assert dict(wanted) == {k: DOCUMENT[k] for k in ("d2", "num")}
 
 
 @pytest.mark.parametrize(
@@ -69,7 +67,8 @@ def test_iter_json_object_streams_any_chunking(tmp_path, monkeypatch, chunk):
     [
         ('{"a": 1', "malformed"),
         ('{"a": 1,}', "malformed"),
-        ("[1, 2]", "expected '{'"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"a": 1} x', "unexpected content after the JSON object"),
         ('{"a" 1}', "expected ':'"),
         ('{"a": tru}', "malformed JSON"),
     ],
