@@ -43,7 +43,7 @@ def cache(tmp_path_factory) -> str:
 
 
 def _files(name, mirror, cache):
-    builder = get_builder(f"{name}_8k", tokenizer="words", mirror=mirror, cache_dir=cache)
+    builder = get_builder(f"helmet/{name}_8k", tokenizer="words", mirror=mirror, cache_dir=cache)
     return builder.resolver(download_manager(builder)).resolve(builder.config.task.sources("8k"))
 
 
@@ -58,7 +58,9 @@ def partitions(helmet_http, cache):
 
 @pytest.fixture(scope="module")
 def built(helmet_http, cache):
-    builders = [get_builder("trec_coarse_8k", tokenizer="words", mirror=helmet_http.url, cache_dir=cache)]
+    builders = [
+        get_builder("helmet/trec_coarse_8k", tokenizer="words", mirror=helmet_http.url, cache_dir=cache)
+    ]
     prepare(builders)
     return {b.config.name: b.as_dataset() for b in builders}
 

@@ -89,7 +89,7 @@ def cache(tmp_path_factory) -> str:
 def built(helmet_http, llama2_tokenizer, cache):
     builders = [
         get_builder(
-            name,
+            f"helmet/{name}",
             tokenizer="words",
             pretruncation_tokenizer=llama2_tokenizer,
             mirror=helmet_http.url,
@@ -448,7 +448,7 @@ def test_five_lengths_tokenize_each_document_once(helmet_http, llama2_tokenizer,
     for length in LENGTHS:
         before = len(counting.calls)
         builder = get_builder(
-            f"infbench_sum_{length}",
+            f"helmet/infbench_sum_{length}",
             tokenizer="words",
             pretruncation_tokenizer=counting,
             mirror=helmet_http.url,

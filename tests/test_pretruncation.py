@@ -165,20 +165,20 @@ def test_cut_cache_reads_offsets_back_and_keys_on_tokenizer_and_text(tmp_path):
 
 
 def test_pretruncation_tokenizer_option_goes_into_the_cache_hash(llama2_tokenizer, tiny_tokenizer):
-    a = get_builder("infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=llama2_tokenizer)
-    b = get_builder("infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
+    a = get_builder("helmet/infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=llama2_tokenizer)
+    b = get_builder("helmet/infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
     assert a.pretruncation_tokenizer.identity == load_tokenizer(llama2_tokenizer).identity
     assert a.hash != b.hash
     # tasks without pre-truncation ignore the option and keep their cache
-    rag = get_builder("nq_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
+    rag = get_builder("helmet/nq_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
     assert rag.pretruncation_tokenizer is None
-    assert rag.hash == get_builder("nq_8k", tokenizer="words").hash
+    assert rag.hash == get_builder("helmet/nq_8k", tokenizer="words").hash
 
 
 def test_the_default_pretruncation_tokenizer_needs_the_hub_and_says_how_to_avoid_it():
     # tests run with HF_HUB_OFFLINE=1, so the gated default cannot load
     with pytest.raises(TokenizerLoadError, match="pretruncation_tokenizer=PATH"):
-        get_builder("narrativeqa_8k", tokenizer="words")
+        get_builder("helmet/narrativeqa_8k", tokenizer="words")
 
 
 def test_cli_passes_the_pretruncation_tokenizer(monkeypatch, llama2_tokenizer):
@@ -190,5 +190,5 @@ def test_cli_passes_the_pretruncation_tokenizer(monkeypatch, llama2_tokenizer):
 
     monkeypatch.setattr("longbench_suite.api.get_builder", fake_get_builder)
     with pytest.raises(SystemExit):
-        cli.main(["build", "infbench_qa_8k", "--pretruncation-tokenizer", llama2_tokenizer])
+        cli.main(["build", "helmet/infbench_qa_8k", "--pretruncation-tokenizer", llama2_tokenizer])
     assert seen["pretruncation_tokenizer"] == llama2_tokenizer
