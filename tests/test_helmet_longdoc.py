@@ -378,6 +378,15 @@ def test_row_contract_columns(built):
     assert json.loads(nqa["metadata"])["helmet_name"] == "narrativeqa_7892"
 
 
+def _eval_from_jsonl(tmp_path, name: str, rows: list[dict], config: str, llama2_tokenizer) -> list[dict]:
+    """The ``eval`` rows of ``config`` built from one InfiniteBench file holding ``rows``."""
+    (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    options = dict(tokenizer="words", pretruncation_tokenizer=llama2_tokenizer, cache_dir=str(tmp_path / "c"))
+    return list(
+        load_dataset("helmet", config, split="eval", streaming=True, data_dir=str(tmp_path), **options)
+    )
+
+
 def test_hand_checked_multiple_choice_prompt(tmp_path, llama2_tokenizer):
     from longbench_suite.builders.helmet.samples_hub import book
 
@@ -392,19 +401,7 @@ def test_hand_checked_multiple_choice_prompt(tmp_path, llama2_tokenizer):
         }
         for i in range(3)
     ]
-    (tmp_path / "longbook_choice_eng.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    got = list(
-        load_dataset(
-            "helmet",
-            "infbench_mc_128k",
-            split="eval",
-            streaming=True,
-            data_dir=str(tmp_path),
-            tokenizer="words",
-            pretruncation_tokenizer=llama2_tokenizer,
-            cache_dir=str(tmp_path / "c"),
-        )
-    )
+    got = _eval_from_jsonl(tmp_path, "longbook_choice_eng.jsonl", rows, "infbench_mc_128k", llama2_tokenizer)
     first = next(r for r in got if r["question"] == "q0?")
     a, b = np.random.default_rng(42).permutation(2)  # the other two rows, shuffled with seed 42
     others = [1, 2]
@@ -498,17 +495,7 @@ def test_infinitebench_answer_may_be_a_string_and_options_absent(tmp_path, llama
         {"id": 1, "context": story, "input": "q1?", "answer": ["one", "two"], "options": []},
         {"id": 2, "context": story, "input": "q2?", "answer": ["three"]},
     ]
-    (tmp_path / "longbook_qa_eng.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    got = load_dataset(
-        "helmet",
-        "infbench_qa_8k",
-        split="eval",
-        streaming=True,
-        data_dir=str(tmp_path),
-        tokenizer="words",
-        pretruncation_tokenizer=llama2_tokenizer,
-        cache_dir=str(tmp_path / "c"),
-    )
+    got = _eval_from_jsonl(tmp_path, "longbook_qa_eng.jsonl", rows, "infbench_qa_8k", llama2_tokenizer)
     answers = {row["question"]: row["answers"] for row in got}
     assert answers == {"q0?": ["a string answer"], "q1?": ["one", "two"], "q2?": ["three"]}
 
