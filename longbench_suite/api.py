@@ -17,7 +17,7 @@ from .builder import SuiteBuilder
 from .errors import SplitUnavailableError, SuiteError, UnknownNameError
 from .task import SPLITS
 
-_OPTIONS = ("mirror", "tokenizer", "max_input_tokens")
+_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer")
 
 
 def get_builder(
@@ -29,8 +29,14 @@ def get_builder(
     data_dir: str | None = None,
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
+    pretruncation_tokenizer=None,
 ) -> SuiteBuilder:
-    """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options."""
+    """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
+
+    ``pretruncation_tokenizer`` replaces the tokenizer a task cuts its documents with before rendering
+    (HELMET's long-document tasks: ``meta-llama/Llama-2-7b-hf``, whatever ``tokenizer`` is); tasks
+    without that step ignore it.
+    """
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
     if max_input_tokens is not None and (not isinstance(max_input_tokens, int) or max_input_tokens <= 0):
@@ -42,6 +48,7 @@ def get_builder(
         mirror=mirror,
         data_dir=os.path.abspath(data_dir) if data_dir else None,
         max_input_tokens=max_input_tokens,
+        pretruncation_tokenizer=pretruncation_tokenizer,
     )
 
 
@@ -118,6 +125,7 @@ def load_dataset(
     max_input_tokens: int | None = None,
     format: str | None = None,
     chat: bool | None = None,
+    pretruncation_tokenizer=None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -141,6 +149,7 @@ def load_dataset(
             tokenizer=tokenizer,
             cache_dir=cache_dir,
             max_input_tokens=max_input_tokens,
+            pretruncation_tokenizer=pretruncation_tokenizer,
             **kwargs,
         )
         mode = None
@@ -151,7 +160,9 @@ def load_dataset(
     if path != registry.SUITE and path not in registry.benchmark_names():
         given = {
             k: v
-            for k, v in zip(_OPTIONS, (mirror, tokenizer, max_input_tokens), strict=True)
+            for k, v in zip(
+                _OPTIONS, (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer), strict=True
+            )
             if v is not None
         }
         if given:
@@ -175,6 +186,7 @@ def load_dataset(
         data_dir=data_dir,
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
+        pretruncation_tokenizer=pretruncation_tokenizer,
     )
     check_splits(builder, split)
     return streamed(builder, split) if streaming else prepared(builder, split)

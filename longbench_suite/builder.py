@@ -19,7 +19,7 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError
+from .errors import DataFormatError, TokenizerLoadError
 from .sources import RemoteFile, SourceResolver
 from .task import Benchmark, BuildEnv, Shards, Task
 from .tokenizers import TokenCounter, load_tokenizer
@@ -87,16 +87,20 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def __init__(self, *args, **kwargs) -> None:
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
+        pretruncation_spec = kwargs.pop("pretruncation_tokenizer", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
         needed = task is None or tokenizer_spec is not None
         needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
         self._tokenizer_spec = spec
         self._tokenizer = load_tokenizer(spec) if spec and needed else None
+        self._pretruncation = _pretruncation_tokenizer(task, pretruncation_spec)
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         self._plans: dict[str, dict] = {}  # row plans per split, shared by the shards this process yields
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
+            if self._pretruncation is not None:
+                identity += f"|pretruncation:{self._pretruncation.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
@@ -123,6 +127,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         if self._tokenizer is None and self._tokenizer_spec:
             self._tokenizer = load_tokenizer(self._tokenizer_spec)
         return self._tokenizer
+
+    @property
+    def pretruncation_tokenizer(self) -> TokenCounter | None:
+        return self._pretruncation
 
     def source_cache_root(self) -> str:
         return os.path.join(self._cache_dir_root, "longbench_suite", "sources")
@@ -173,6 +181,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             max_input_tokens=self.config.max_input_tokens,
             shards=Shards(num_shards, tuple(shards)),
             plans=self._plans.setdefault(split, {}),
+            pretruncation_tokenizer=self._pretruncation,
+            cache_root=self.source_cache_root(),
         )
         first_shard = min(shards)
         count = 0
@@ -191,6 +201,20 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
                 f"{where}: the {split!r} split came out empty; "
                 f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
             )
+
+
+def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:
+    """The pre-truncation tokenizer of a task that has that step (``None`` for every other task)."""
+    if task is None or not task.default_pretruncation_tokenizer:
+        return None
+    spec = spec if spec is not None else task.default_pretruncation_tokenizer
+    try:
+        return load_tokenizer(spec)
+    except TokenizerLoadError as exc:
+        raise TokenizerLoadError(
+            f"{exc} — this is the pre-truncation tokenizer of {task.name}; pass "
+            "pretruncation_tokenizer=PATH (--pretruncation-tokenizer) to use a local copy"
+        ) from None
 
 
 def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:

@@ -20,6 +20,11 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
         help="tokenizer spec: tokenizer.json path or directory, Hub repo id, tiktoken encoding, 'words' or "
         "'chars' (default: the benchmark's own, e.g. meta-llama/Llama-2-7b-hf)",
     )
+    parser.add_argument(
+        "--pretruncation-tokenizer",
+        help="tokenizer that pre-cuts documents before rendering, for tasks with that step (HELMET's "
+        "long-document tasks; default meta-llama/Llama-2-7b-hf whatever --tokenizer is)",
+    )
     parser.add_argument("--max-input-tokens", type=int, help="cut every input to this many tokens")
     parser.add_argument(
         "--cache-dir", help="datasets cache directory (default: the Hugging Face datasets cache)"
@@ -173,6 +178,7 @@ def _prepared_builders(args) -> list:
         data_dir=args.data_dir,
         cache_dir=args.cache_dir,
         max_input_tokens=args.max_input_tokens,
+        pretruncation_tokenizer=args.pretruncation_tokenizer,
     )
     builders = [api.get_builder(name, **options) for name in args.configs]
     for builder in builders:

@@ -49,7 +49,14 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
     results: list[SplitStats] = []
     for bench in registry.benchmark_names():
         for config in _samples(bench).DEMO_CONFIGS:
-            splits = load_dataset(bench, config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache_dir)
+            splits = load_dataset(
+                bench,
+                config,
+                mirror=mirror,
+                tokenizer=tokenizer,
+                pretruncation_tokenizer=tokenizer,
+                cache_dir=cache_dir,
+            )
             for split, dataset in splits.items():
                 results.append(split_stats(f"{bench}/{config}", split, dataset["input"], counter))
     return results, mirror, tokenizer

@@ -79,12 +79,53 @@ def require(record: dict, fields: Sequence[str], where: str) -> None:
             raise DataFormatError(f"{where}: the record has no field {name!r} (it has {sorted(record)})")
 
 
+def _parquet_paths(schema) -> list[str]:
+    return [schema.column(i).path for i in range(len(schema))]
+
+
+def iter_parquet(
+    ref: FileRef, columns: Sequence[str] | None = None, batch_size: int = 256
+) -> Iterator[tuple[int, dict]]:
+    """``(row_number, record)`` for every row of a Parquet file (0-based), reading ``columns`` only.
+
+    Columns may name struct fields with dots (``"document.text"``); the record then keeps the nesting
+    (``{"document": {"text": ...}}``). A missing column is an error naming the file and the column.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        with ref.open() as f:
+            parquet = pq.ParquetFile(f)
+            paths = _parquet_paths(parquet.schema)
+            for column in columns or ():
+                if not any(p == column or p.startswith(column + ".") for p in paths):
+                    top = sorted({p.split(".")[0] for p in paths})
+                    raise DataFormatError(
+                        f"{ref.label}: the Parquet file has no column {column!r} (it has {top})"
+                    )
+            row = 0
+            selected = list(columns) if columns else None
+            for batch in parquet.iter_batches(batch_size=batch_size, columns=selected):
+                for record in batch.to_pylist():
+                    yield row, record
+                    row += 1
+    except (DataFormatError, SourceError):
+        raise
+    except (pa.ArrowException, OSError) as exc:
+        raise SourceError(f"cannot read {ref.label} as Parquet: {exc.__class__.__name__}: {exc}") from None
+
+
 _WHITESPACE = " \t\n\r"
 _DECODER = json.JSONDecoder()
 
 
-class _ArrayReader:
-    """A text buffer over a binary stream that grows only while the element at its head is incomplete."""
+_WHITESPACE = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+class _JsonReader:
+    """A text buffer over a binary stream that grows only while the value at its head is incomplete."""
 
     def __init__(self, stream, label: str, chunk_bytes: int) -> None:
         self.stream, self.label, self.chunk_bytes = stream, label, chunk_bytes
@@ -141,7 +182,7 @@ def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tupl
     """
     try:
         with ref.open() as stream:
-            reader = _ArrayReader(stream, ref.label, chunk_bytes)
+            reader = _JsonReader(stream, ref.label, chunk_bytes)
             if reader.peek() != "[":
                 raise reader.error("expected a JSON array of records")
             reader.pos += 1
@@ -171,3 +212,51 @@ def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tupl
         raise
     except OSError as exc:
         raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+
+
+def iter_json_object(
+    ref: FileRef, keys: Collection[str] | None = None, chunk_bytes: int = 1 << 22
+) -> Iterator[tuple[str, Any]]:
+    """``(key, value)`` of a top-level JSON object, in file order, without loading the whole document.
+
+    Made for multi-GB objects such as Multi-LexSum's ``sources.json``: only one value is in memory at a
+    time, and with ``keys`` only the wanted values are yielded (the others are parsed and dropped).
+    """
+    try:
+        with ref.open() as stream:
+            reader = _JsonReader(stream, ref.label, chunk_bytes)
+            if reader.peek() != "{":
+                raise reader.error("expected a JSON object")
+            reader.pos += 1
+            if reader.peek() == "}":
+                reader.pos += 1
+            else:
+                yield from _object_items(reader, keys)
+            if reader.peek():
+                raise reader.error("unexpected content after the JSON object")
+    except (DataFormatError, SourceError):
+        raise
+    except OSError as exc:
+        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+
+
+def _object_items(reader: _JsonReader, keys: Collection[str] | None) -> Iterator[tuple[str, Any]]:
+    """The members of the object whose ``{`` the reader has just passed, up to and past its ``}``."""
+    while True:
+        key = reader.value()
+        if not isinstance(key, str):
+            raise reader.error("malformed JSON object (a key is not a string)")
+        if reader.peek() != ":":
+            raise reader.error(f"expected ':' after the key {key!r}")
+        reader.pos += 1
+        reader.peek()
+        value = reader.value()
+        if keys is None or key in keys:
+            yield key, value
+        separator = reader.peek()
+        reader.pos += 1
+        if separator == "}":
+            return
+        if separator != ",":
+            raise reader.error(f"malformed JSON object (expected ',' or '}}' after {key!r})")
+        reader.peek()

@@ -95,6 +95,14 @@ def first_per_key(order: Sequence[int], key_of: Callable[[int], Hashable], n: in
     return kept
 
 
+def group_by_label(rows: Sequence[T], label_of: Callable[[T], Hashable]) -> list[list[T]]:
+    """Rows grouped by label: groups in order of first appearance, members in row order."""
+    groups: dict[Hashable, list[T]] = {}
+    for row in rows:
+        groups.setdefault(label_of(row), []).append(row)
+    return list(groups.values())
+
+
 def balance_labels(
     rows: Sequence[T], n: int, rng: random.Random, label_of: Callable[[T], Hashable]
 ) -> list[T]:
@@ -104,12 +112,18 @@ def balance_labels(
     positions (``rng.sample``, with replacement across rounds only when a label has fewer than ``R``
     rows); each round is shuffled; rounds are concatenated and cut to ``n``.
     """
-    groups: dict[Hashable, list[T]] = {}
-    for row in rows:
-        groups.setdefault(label_of(row), []).append(row)
+    return balance_groups(group_by_label(rows, label_of), n, rng)
+
+
+def balance_groups(groups: Sequence[Sequence[T]], n: int, rng: random.Random) -> list[T]:
+    """:func:`balance_labels` on rows already grouped by :func:`group_by_label`.
+
+    Grouping a large pool once and balancing it many times (one draw per test instance, as HELMET's
+    ICL does) gives the same draws as :func:`balance_labels` on the ungrouped rows.
+    """
     rounds_needed = math.ceil(n / len(groups))
     rounds: list[list[T]] = [[] for _ in range(rounds_needed)]
-    for members in groups.values():
+    for members in groups:
         picks = rng.sample(range(len(members)), rounds_needed % len(members))
         while len(picks) < rounds_needed:
             picks += rng.sample(range(len(members)), min(rounds_needed - len(picks), len(members)))

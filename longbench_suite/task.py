@@ -73,6 +73,10 @@ class BuildEnv:
     plans: dict = field(default_factory=dict, compare=False, repr=False)
     #: sizes of the plans passed through :meth:`shard` (the builder checks them)
     planned: list = field(default_factory=list, compare=False, repr=False)
+    #: the tokenizer a task pre-cuts documents with, independently of ``tokenizer`` (HELMET: Llama-2)
+    pretruncation_tokenizer: TokenCounter | None = None
+    #: a directory for caches derived from the sources (e.g. cut offsets); ``None``: keep nothing
+    cache_root: str | None = None
 
     def budget(self, default: int | None) -> int | None:
         """The input-token budget: ``max_input_tokens`` when given, else the task's own."""
@@ -104,6 +108,9 @@ class Task(ABC):
     lengths: tuple[str, ...]
     description: str = ""
     default_tokenizer: str = ""
+    #: the tokenizer that cuts documents before rendering, whatever the config's tokenizer (HELMET's
+    #: Llama-2 pre-truncation); ``""``: the task has no such step
+    default_pretruncation_tokenizer: str = ""
     #: a task's own row schema, for benchmarks whose tasks cannot share one (Ada-LEval's TSort and
     #: BestAnswer type ``answer`` differently); ``None`` uses the benchmark's
     features: datasets.Features | None = None

@@ -16,7 +16,7 @@ On a 200k-token document this makes an 8k cut 10-40x cheaper, with identical out
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .errors import SuiteError
@@ -168,6 +168,60 @@ def keep_tail(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = T
     return text[window.start + enc.offsets[index][0] :]
 
 
+@dataclass(frozen=True)
+class HeadCuts:
+    """Where the first tokens of a text end, from one tokenization: enough to cut it at many budgets.
+
+    ``ends`` maps a token index to the end offset (in characters) of that token; ``n_tokens`` is the
+    exact token count (specials included) when the whole text was tokenized, else ``None`` and the text
+    has at least ``at_least`` tokens.
+    """
+
+    n_tokens: int | None
+    at_least: int
+    ends: dict[int, int]
+
+    def exceeds(self, n: int) -> bool:
+        """Whether the text has more than ``n`` tokens (``n`` up to the ``count_above`` asked for)."""
+        if self.n_tokens is not None:
+            return self.n_tokens > n
+        if n >= self.at_least:
+            raise ValueError(f"these cuts only know the text has at least {self.at_least} tokens, not > {n}")
+        return True
+
+    def cut_with_marker(self, text: str, budget: int, marker_tokens: int, marker: str) -> str:
+        """HELMET's pre-truncation of ``text`` to ``budget`` tokens (see :func:`keep_head_with_marker`)."""
+        if not self.exceeds(budget):
+            return text
+        return text[: self.ends[budget - marker_tokens]] + marker
+
+    def to_json(self) -> dict:
+        return {"n_tokens": self.n_tokens, "at_least": self.at_least, "ends": sorted(self.ends.items())}
+
+    @classmethod
+    def from_json(cls, data: dict) -> HeadCuts:
+        return cls(data["n_tokens"], data["at_least"], {int(i): int(end) for i, end in data["ends"]})
+
+
+def head_cuts(
+    text: str, counter: TokenCounter, indices: Iterable[int], count_above: int = 0, *, fast: bool = True
+) -> HeadCuts:
+    """End offsets of the tokens at ``indices`` (specials counted, as HELMET does) from one tokenization.
+
+    Only the prefix holding ``max(max(indices), count_above) + 1`` tokens (plus a margin) is tokenized,
+    so :meth:`HeadCuts.exceeds` can answer for any ``n <= count_above``; a text shorter than that is
+    tokenized whole and its exact count kept.
+    """
+    indices = sorted(set(indices))
+    needed = max([count_above, *indices]) + 1
+    window = head_window(text, counter, needed) if fast else Window(counter.encode(text), 0, len(text), True)
+    enc = window.encoding
+    ends = {i: enc.offsets[i][1] for i in indices if i < len(enc)}
+    if window.complete:
+        return HeadCuts(len(enc), len(enc), ends)
+    return HeadCuts(None, len(enc), ends)
+
+
 def keep_head_with_marker(
     text: str, counter: TokenCounter, budget: int, marker: str, *, fast: bool = True
 ) -> str:
@@ -179,13 +233,8 @@ def keep_head_with_marker(
     s = counter.count(marker)
     if budget <= s:
         raise ValueError(f"a budget of {budget} tokens leaves no room for the {s}-token marker")
-    window = (
-        head_window(text, counter, budget + 1) if fast else Window(counter.encode(text), 0, len(text), True)
-    )
-    enc = window.encoding
-    if window.complete and len(enc) <= budget:
-        return text
-    return text[: enc.offsets[budget - s][1]] + marker
+    cuts = head_cuts(text, counter, [budget - s], count_above=budget, fast=fast)
+    return cuts.cut_with_marker(text, budget, s, marker)
 
 
 def keep_middle(text: str, counter: TokenCounter, budget: int, *, fast: bool = True) -> str:

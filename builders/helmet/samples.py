@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from longbench_suite.synthetic import TextMaker, json_bytes, jsonl_bytes, tar_gz_bytes, write_to_mirror
 
-from . import samples_archive
+from . import samples_archive, samples_hub
 from .alce import TASKS as ALCE_TASKS
 from .common import ARCHIVE
 from .rag import KILT_PASSAGES
@@ -52,6 +52,7 @@ class Scale:
     ruler: int = 100
     ruler_filler: int = 6
     long_rows: int = 1  # rows per file that overflow every budget (the first in eval, then one in dev)
+    hub: samples_hub.HubScale = samples_hub.FULL  # ICL, long-document QA and summarization sources
 
 
 FULL = Scale()
@@ -70,6 +71,7 @@ DEMO = Scale(
     msmarco=50,
     json_kv=110,
     ruler=50,
+    hub=samples_hub.DEMO,
 )
 DEMO_CONFIGS = (
     "nq_8k",
@@ -79,6 +81,8 @@ DEMO_CONFIGS = (
     "msmarco_8k",
     "json_kv_8k",
     "ruler_mv_8k",
+    "trec_coarse_8k",
+    "multi_lexsum_8k",
 )
 
 
@@ -225,6 +229,7 @@ ARCHIVE_MEMBERS: list[Callable[[Scale], dict[str, bytes]]] = [
     samples_archive.msmarco_members,
     samples_archive.json_kv_members,
     samples_archive.ruler_members,
+    lambda scale: samples_hub.archive_members(scale.hub),
 ]
 
 
@@ -245,4 +250,4 @@ def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
                 mirror_dir, task.prompts.url, json_bytes(samples_archive.alce_prompt_file(kind), indent=4)
             )
         )
-    return written
+    return [*written, *samples_hub.write_hub_files(mirror_dir, scale.hub)]

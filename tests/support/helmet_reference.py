@@ -5,6 +5,7 @@ Written independently of the library: numpy, ``random`` and ``tokenizers`` are u
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tarfile
 
@@ -44,3 +45,23 @@ def fit(prompt_template: str, fields: dict, tokenizer: Tokenizer, budget: int) -
     offsets = tokenizer.encode(fields["context"]).offsets
     cut = {**fields, "context": fields["context"][: offsets[-(n - budget)][0]]}
     return prompt_template.format(**cut)
+
+
+def helmet_fit(tok: Tokenizer, prompt_template: str, fields: dict, budget: int) -> str:
+    """:func:`fit` with the tokenizer first."""
+    return fit(prompt_template, fields, tok, budget)
+
+
+def narrativeqa_demo(train: list[dict], document_id: str) -> str:
+    """load_narrativeqa's two demonstrations of a row, with the per-example seed of HELMET's PR #44.
+
+    ``train`` rows have NarrativeQA's fields (``question.text``, ``answers[].text``).
+    """
+    seed = (int(hashlib.sha256(document_id.encode("utf-8")).hexdigest(), 16) + 42) % 2**31
+    demos = [train[i] for i in np.random.default_rng(seed).permutation(len(train))[:2]]
+    items = [f"Question: {d['question']['text']}\nAnswer: {d['answers'][0]['text']}" for d in demos]
+    return (
+        "For example:\n\n"
+        + "\n\n".join(items)
+        + "\n\nNow, use the following story to answer the question:\n\n"
+    )

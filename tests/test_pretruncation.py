@@ -1,0 +1,194 @@
+"""HELMET's Llama-2 pre-truncation: one tokenization per document, cut points equal to HELMET's method.
+
+HELMET's ``truncate_llama2`` and ``filter_length`` tokenize the whole document with offsets, once per
+length and filter (``helmet.md`` §1.4). The library tokenizes the longest prefix any length needs once
+(:func:`head_cuts`) and keeps the offsets on disk (:class:`CutCache`). The parity test compares both on
+long documents with the exact Llama-2 tokenizer, including documents with exactly the threshold count.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from longbench_suite.builders.helmet import infbench, multi_lexsum, narrativeqa
+from longbench_suite.builders.helmet.longdoc import Pretruncation
+from tokenizers import Tokenizer
+
+from longbench_suite import cli, get_builder
+from longbench_suite.cutcache import CutCache
+from longbench_suite.errors import TokenizerLoadError
+from longbench_suite.synthetic import TextMaker
+from longbench_suite.task import BuildEnv
+from longbench_suite.tokenizers import TokenCounter, load_tokenizer
+from longbench_suite.truncation import head_cuts
+
+MARKER = " ... [the rest of the text is omitted]"
+TASKS = {
+    "narrativeqa": narrativeqa.TASKS[0],
+    "infbench_qa": infbench.TASKS[0],
+    "infbench_sum": infbench.TASKS[2],
+    "multi_lexsum": multi_lexsum.TASKS[0],
+}
+OFFSETS = {"narrativeqa": 300, "infbench_qa": 210, "infbench_sum": 1400, "multi_lexsum": 700}
+THRESHOLDS = {"narrativeqa": 131072, "infbench_qa": 65536, "infbench_sum": 65536, "multi_lexsum": 65536}
+LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
+
+
+def _document(seed: str, lines: int) -> str:
+    """Varied text: prose, numbers, accents, CJK, emoji, tabs, runs of spaces, blank lines, long lines."""
+    text = TextMaker(seed)
+    pieces = [
+        "café",
+        "naïve",
+        "请基于给定的文章",
+        "😀",
+        "🇫🇷",
+        "\t",
+        "   ",
+        "—",
+        "{x}",
+        "Ⅷ",
+        "ﬁ",
+        "0.5%",
+        "A.I.",
+    ]
+    out = []
+    for i in range(lines):
+        line = " ".join(
+            text.choice([text.words(1), text.choice(pieces), str(text.randint(0, 99999))]) for _ in range(14)
+        )
+        if i % 97 == 0:
+            line = line * 30  # a long line: no line break near many token positions
+        out.append(line if i % 13 else "")
+    return "\n".join(out)
+
+
+def _helmet_truncate(tok: Tokenizer, encoding, text: str, budget: int) -> str:
+    separator = len(tok.encode(MARKER).ids)
+    if len(encoding.ids) > budget:
+        return text[: encoding.offsets[budget - separator][1]] + MARKER
+    return text
+
+
+@pytest.fixture(scope="module")
+def documents(llama2_tokenizer):
+    """Long documents, and prefixes of them with exactly the filter thresholds' counts (and one more)."""
+    tok = Tokenizer.from_file(llama2_tokenizer)
+    long = _document("pretruncation", 13_000)
+    docs = {"long": long, "one line": long.replace("\n", " ")[:200_000]}
+    encoding = tok.encode(long)
+    assert len(encoding.ids) > 140_000
+    for target in (65535, 65536, 65537, 131072, 131073):
+        end = encoding.offsets[target - 1][1]
+        for shift in range(0, 40):  # the first prefix whose own tokenization has exactly `target` tokens
+            prefix = long[: end - shift]
+            if len(tok.encode(prefix).ids) == target:
+                docs[f"exactly {target}"] = prefix
+                break
+        else:
+            raise AssertionError(f"no prefix with exactly {target} tokens")
+    return {name: (text, tok.encode(text)) for name, text in docs.items()}
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_pretruncation_equals_helmets_full_tokenization(task, documents, llama2_tokenizer):
+    tok = Tokenizer.from_file(llama2_tokenizer)
+    counter = load_tokenizer(llama2_tokenizer)
+    env = BuildEnv(config_name="x", length="8k", tokenizer=counter, pretruncation_tokenizer=counter)
+    pretruncation = Pretruncation(TASKS[task], env)
+    for name, (text, encoding) in documents.items():
+        kept = len(encoding.ids) > THRESHOLDS[task] if task == "narrativeqa" else len(encoding.ids) >= 65536
+        assert pretruncation.is_long(text) == kept, (task, name)
+        for length, size in LENGTHS.items():
+            expected = _helmet_truncate(tok, encoding, text, size - OFFSETS[task])
+            assert pretruncation.cut(text, length) == expected, (task, name, length)
+
+
+def test_head_cuts_by_hand_with_words():
+    words = load_tokenizer("words")
+    cuts = head_cuts("a b c d e", words, [1, 3], count_above=3)
+    assert cuts.n_tokens == 5 and cuts.ends == {1: 3, 3: 7}
+    assert cuts.exceeds(4) and not cuts.exceeds(5)
+    assert cuts.cut_with_marker("a b c d e", 4, 1, " ...") == "a b c d ..."
+    assert cuts.cut_with_marker("a b c d e", 5, 1, " ...") == "a b c d e"
+    long = " ".join(f"w{i}\n" if i % 10 == 9 else f"w{i}" for i in range(100_000))
+    partial = head_cuts(long, words, [10], count_above=20)
+    assert partial.n_tokens is None and partial.at_least > 20 and partial.exceeds(20)
+    with pytest.raises(ValueError, match="at least"):
+        partial.exceeds(partial.at_least)
+
+
+class Counting(TokenCounter):
+    def __init__(self, inner: TokenCounter, identity: str | None = None) -> None:
+        self.inner, self.name = inner, "counting"
+        self.identity = identity or inner.identity
+        self.splits_at_newlines = inner.splits_at_newlines
+        self.calls = 0
+
+    def encode(self, text, *, special=True):
+        self.calls += 1
+        return self.inner.encode(text, special=special)
+
+
+def test_cut_cache_reads_offsets_back_and_keys_on_tokenizer_and_text(tmp_path):
+    text = "\n".join(f"line {i} of the book" for i in range(3000))
+    counter = Counting(load_tokenizer("words"))
+    first = CutCache(str(tmp_path)).head_cuts(text, counter, [99, 499], count_above=1000)
+    calls = counter.calls
+    again = CutCache(str(tmp_path)).head_cuts(text, counter, [499, 99], count_above=1000)
+    assert again == first and counter.calls == calls  # a new process reads the file: no tokenization
+    other = Counting(load_tokenizer("chars"))
+    assert CutCache(str(tmp_path)).head_cuts(text, other, [99, 499], 1000) != first and other.calls
+    CutCache(str(tmp_path)).head_cuts(text + " more", counter, [99, 499], 1000)
+    assert counter.calls > calls
+    for root, _, names in os.walk(tmp_path):
+        for name in names:
+            with open(os.path.join(root, name), "w") as f:
+                f.write("{not json")
+    before = counter.calls
+    assert (
+        CutCache(str(tmp_path)).head_cuts(text, counter, [99, 499], 1000) == first
+    )  # a bad file: recomputed
+    assert counter.calls > before
+    valid = 0
+    for root, _, names in os.walk(tmp_path):
+        for name in names:
+            with open(os.path.join(root, name)) as f:
+                try:
+                    json.load(f)
+                    valid += 1
+                except ValueError:
+                    pass
+    assert valid == 1  # the recomputed entry was written again
+
+
+def test_pretruncation_tokenizer_option_goes_into_the_cache_hash(llama2_tokenizer, tiny_tokenizer):
+    a = get_builder("helmet/infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=llama2_tokenizer)
+    b = get_builder("helmet/infbench_qa_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
+    assert a.pretruncation_tokenizer.identity == load_tokenizer(llama2_tokenizer).identity
+    assert a.hash != b.hash
+    # tasks without pre-truncation ignore the option and keep their cache
+    rag = get_builder("helmet/nq_8k", tokenizer="words", pretruncation_tokenizer=tiny_tokenizer)
+    assert rag.pretruncation_tokenizer is None
+    assert rag.hash == get_builder("helmet/nq_8k", tokenizer="words").hash
+
+
+def test_the_default_pretruncation_tokenizer_needs_the_hub_and_says_how_to_avoid_it():
+    # tests run with HF_HUB_OFFLINE=1, so the gated default cannot load
+    with pytest.raises(TokenizerLoadError, match="pretruncation_tokenizer=PATH"):
+        get_builder("helmet/narrativeqa_8k", tokenizer="words")
+
+
+def test_cli_passes_the_pretruncation_tokenizer(monkeypatch, llama2_tokenizer):
+    seen = {}
+
+    def fake_get_builder(name, **options):
+        seen.update(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr("longbench_suite.api.get_builder", fake_get_builder)
+    with pytest.raises(SystemExit):
+        cli.main(["build", "helmet/infbench_qa_8k", "--pretruncation-tokenizer", llama2_tokenizer])
+    assert seen["pretruncation_tokenizer"] == llama2_tokenizer
