@@ -6,7 +6,6 @@
   git-ignored ``tests/.fixture_cache``.
 * ``cl100k_cache_dir()``: a ``TIKTOKEN_CACHE_DIR`` holding ``cl100k_base``, taken from the PyPI wheel of
   ``llama-index-core`` (which ships tiktoken's cache file; its sha256 is checked by tiktoken itself).
-* ``train_tiny_bpe()``: a small byte-level BPE trained on the spot for fast unit tests.
 
 Each builder raises if its registry is unreachable: a parity test must fail, not skip, when its
 tokenizer cannot be made.
@@ -104,38 +103,6 @@ def cl100k_cache_dir() -> Path:
                 shutil.copyfileobj(src, dst)
     os.replace(dest_dir / (CL100K_FILE + ".tmp"), dest_dir / CL100K_FILE)
     return dest_dir
-
-
-TINY_CORPUS = [
-    "The quick brown fox jumps over the lazy dog.",
-    "Use the given documents to write a concise and short answer to the question.",
-    "Document (Title: Paris): Paris is the capital and most populous city of France.",
-    "Question: who wrote the declaration of independence\nAnswer: Thomas Jefferson",
-    "请基于给定的文章回答下述问题。文章：问题：回答：",
-    "def f(x):\n    return {'a': [1, 2, 3]}\n",
-]
-
-
-def train_tiny_bpe(dest: Path, vocab_size: int = 400) -> Path:
-    """A byte-level BPE (BOS-adding, like Llama) trained on a tiny corpus; deterministic."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
-
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size,
-        special_tokens=["<unk>", "<s>", "</s>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator(TINY_CORPUS * 20, trainer)
-    tok.post_processor = processors.TemplateProcessing(
-        single="<s> $A", pair="<s> $A <s> $B", special_tokens=[("<s>", tok.token_to_id("<s>"))]
-    )
-    dest.mkdir(parents=True, exist_ok=True)
-    tok.save(str(dest / "tokenizer.json"))
-    return dest / "tokenizer.json"
 
 
 if __name__ == "__main__":
