@@ -153,6 +153,8 @@ class SourceResolver:
         self.cache_root = cache_root
         self.mirror = mirror if mirror is not None else (os.environ.get(MIRROR_ENV) or None)
         self.data_dir = data_dir
+        # data_dir may name the archive itself (``data_dir="~/Downloads/data.zip"``), under any name.
+        self.data_file = os.path.abspath(data_dir) if data_dir and os.path.isfile(data_dir) else None
         self.streaming = streaming
         self.checksums: dict[str, dict] = {}
         if (
@@ -161,8 +163,8 @@ class SourceResolver:
             and not os.path.isdir(self.mirror)
         ):
             raise SourceError(f"mirror directory {self.mirror} does not exist")
-        if self.data_dir and not os.path.isdir(self.data_dir):
-            raise SourceError(f"data_dir {self.data_dir} does not exist or is not a directory")
+        if self.data_dir and not self.data_file and not os.path.isdir(self.data_dir):
+            raise SourceError(f"data_dir {self.data_dir} does not exist")
 
     # -- locations -------------------------------------------------------------------------------
 
@@ -179,10 +181,14 @@ class SourceResolver:
     def _data_dir_candidates(self, relpath: str) -> list[str]:
         """Where ``relpath`` may be in ``data_dir``: under every tail of its path, longest first
         (``data/kilt/x.jsonl``, ``kilt/x.jsonl``, ``x.jsonl``; a GitHub file's ``prompts/x.json``)."""
+        if self.data_file:
+            return [self.data_file]
         parts = [p for p in relpath.split("/") if p]
         return [os.path.join(self.data_dir, *parts[i:]) for i in range(len(parts))]
 
     def _find_in_data_dir(self, relpaths: Iterable[str]) -> str | None:
+        if self.data_file:
+            return None
         for relpath in relpaths:
             for candidate in self._data_dir_candidates(relpath):
                 if os.path.isfile(candidate):
@@ -194,15 +200,18 @@ class SourceResolver:
         parts = urlsplit(remote.url)
         return parts.netloc + parts.path
 
-    def _remote_in_data_dir(self, remote: RemoteFile) -> str | None:
+    def _remote_in_data_dir(self, remote: RemoteFile, archive: bool = False) -> str | None:
+        if self.data_file:
+            same_name = os.path.basename(self.data_file) == remote.name
+            return self.data_file if archive or same_name else None
         return self._find_in_data_dir([self._url_path(remote)])
 
     # -- downloads -------------------------------------------------------------------------------
 
-    def _fetch(self, remote: RemoteFile) -> str:
+    def _fetch(self, remote: RemoteFile, archive: bool = False) -> str:
         """Local path of ``remote`` (downloaded if needed), or its URL when streaming."""
         if self.data_dir:
-            local = self._remote_in_data_dir(remote)
+            local = self._remote_in_data_dir(remote, archive)
             if local:
                 return local
             raise SourceError(
@@ -269,13 +278,13 @@ class SourceResolver:
         return getattr(self.dl_manager, "download_config", None)
 
     def _resolve_members(self, archive: RemoteFile, members: Mapping[str, Member]) -> dict[str, FileRef]:
-        if self.data_dir and not self._remote_in_data_dir(archive):
+        if self.data_dir and not self._remote_in_data_dir(archive, archive=True):
             missing = ", ".join(m.path for m in members.values())
             raise SourceError(
                 f"{missing} not in data_dir {self.data_dir}, and neither is {archive.name} (looked for "
                 f"{', '.join(p for m in members.values() for p in self._data_dir_candidates(m.path))})"
             )
-        location = self._fetch(archive)
+        location = self._fetch(archive, archive=True)
         label = archive.url
         if location.startswith(REMOTE_PREFIXES):  # streaming from a remote archive
             return {

@@ -237,15 +237,19 @@ def test_unavailable_dev_is_a_clear_error(longbench_mirror, tmp_path, capsys):
     assert err.count("\n") == 1 and "LongBench publishes evaluation data only for lsht" in err
 
 
-@pytest.mark.parametrize("layout", ["zip", "extracted", "flat"])
+@pytest.mark.parametrize("layout", ["zip", "zip-file", "extracted", "flat"])
 def test_data_dir_accepts_the_zip_the_extracted_tree_and_a_flat_folder(
     layout, longbench_mirror, tiny_tokenizer, tmp_path
 ):
     archive = mirrored(ZIP_URL, longbench_mirror)
     mine = tmp_path / "mine"
     mine.mkdir()
+    data_dir = mine
     if layout == "zip":
         shutil.copy(archive, mine / "data.zip")
+    elif layout == "zip-file":  # data_dir names the zip itself
+        data_dir = mine / "LongBench-data.zip"
+        shutil.copy(archive, data_dir)
     else:
         with zipfile.ZipFile(archive) as zf:
             for name in ("data/gov_report.jsonl", "data/gov_report_e.jsonl"):
@@ -253,7 +257,7 @@ def test_data_dir_accepts_the_zip_the_extracted_tree_and_a_flat_folder(
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(zf.read(name))
     opts = dict(tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"))
-    got = load_dataset("longbench", "gov_report_e_4k", data_dir=str(mine), **opts)
+    got = load_dataset("longbench", "gov_report_e_4k", data_dir=str(data_dir), **opts)
     want = load_dataset("longbench", "gov_report_e_4k", mirror=longbench_mirror, **opts)
     for split in ("dev", "eval"):
         assert got[split].to_list() == want[split].to_list()

@@ -102,6 +102,24 @@ def test_data_dir_layouts(tmp_path, layout):
     assert _rows(refs["one"]) == [{"x": 1}, {"x": 2}]
 
 
+@pytest.mark.parametrize(
+    "name, kind", [("data.tar.gz", "tar"), ("my-copy.tgz", "tar"), ("data.zip", "zip"), ("x.zip", "zip")]
+)
+def test_data_dir_may_be_the_archive_itself_under_any_name(tmp_path, name, kind):
+    archive_file = tmp_path / name
+    archive_file.write_bytes(tar_gz_bytes(MEMBERS) if kind == "tar" else zip_bytes(MEMBERS))
+    source = Member(ARCHIVE if kind == "tar" else ZIP, "data/a/two.jsonl")
+    refs = _resolver(tmp_path, data_dir=str(archive_file)).resolve({"two": source})
+    assert _rows(refs["two"]) == [{"y": "é"}]
+    with pytest.raises(SourceError, match=r"data/a/tree\.jsonl"):
+        _resolver(tmp_path, data_dir=str(archive_file)).resolve(
+            {"x": Member(source.archive, "data/a/tree.jsonl")}
+        )
+    # A plain file source must match by name: the archive is not every file.
+    with pytest.raises(SourceError, match=r"other\.json is not in data_dir"):
+        _resolver(tmp_path, data_dir=str(archive_file)).resolve({"x": RemoteFile("https://h.org/other.json")})
+
+
 def test_data_dir_finds_a_github_file_under_any_tail_of_its_url(tmp_path):
     """A repository checkout holds ``prompts/x.json``; a flat folder holds ``x.json``."""
     remote = RemoteFile("https://raw.githubusercontent.com/org/repo/0123abc/prompts/x.json")
