@@ -34,3 +34,40 @@ class TokenizerLoadError(SuiteError, ValueError):
 
 class MissingDependencyError(SuiteError, ImportError):
     """An optional dependency needed for the requested feature is not installed."""
+
+
+class InvalidTextError(DataFormatError):
+    """Text no tokenizer or Arrow file can hold: a lone UTF-16 surrogate (``"\\ud800"`` in JSON)."""
+
+
+def describe(exc: BaseException) -> str:
+    """``"Type: message"`` on one line, plus what the chain of causes adds: the HTTP status, or the
+    innermost cause (fsspec reports a 500 or a refused connection as a ``FileNotFoundError`` whose
+    cause says which)."""
+    text = f"{exc.__class__.__name__}: {exc}"
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    innermost = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        status = getattr(cause, "status", None)
+        if status is None:
+            status = getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(status, int) and not isinstance(status, bool):
+            text += f" (HTTP {status})"
+            break
+        innermost = cause
+        cause = cause.__cause__ or cause.__context__
+    else:
+        if innermost is not exc:
+            text += f" ({innermost.__class__.__name__}: {innermost})"
+    return " ".join(text.split())
+
+
+def first_lone_surrogate(text: str) -> int | None:
+    """Index of the first lone surrogate in ``text``, or ``None`` (the common case, found cheaply)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None

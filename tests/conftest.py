@@ -64,3 +64,22 @@ def helmet_http(helmet_mirror):
     """The HELMET mirror served over loopback HTTP."""
     with MirrorServer(helmet_mirror) as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def helmet_rag_cache(tmp_path_factory) -> str:
+    """The cache of the full-scale HELMET RAG build (``test_helmet_rag``), shared with ``test_check``."""
+    return str(tmp_path_factory.mktemp("rag-cache"))
+
+
+@pytest.fixture(scope="session")
+def demo_mirror(tmp_path_factory) -> str:
+    """One mirror directory with every registered benchmark's samples at their DEMO scale."""
+    import importlib
+
+    from longbench_suite import registry
+
+    root = str(tmp_path_factory.mktemp("demo-mirror"))
+    for bench in registry.benchmark_names():
+        importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples").write_samples(root)
+    return root
