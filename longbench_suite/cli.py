@@ -54,6 +54,20 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(p)
 
     p = commands.add_parser(
+        "check",
+        help="build configs if needed and verify them: no dev/eval leakage, inputs within budget, "
+        "spec sizes, no empty fields (exit code 1 on any violation)",
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="BENCHMARK|TASK|CONFIG",
+        help="what to check: a benchmark (all its configs), a task (all its lengths) or a config; "
+        "leakage is checked across the given lengths of each task (default: every config)",
+    )
+    _source_options(p)
+
+    p = commands.add_parser(
         "demo", help="build a few configs of every benchmark offline from built-in sample data"
     )
     p.add_argument("--cache-dir", help="where the sample mirror, tokenizer and datasets go")
@@ -137,6 +151,23 @@ def _write(dataset, path: str) -> None:
         raise SystemExit(f"longbench-suite build: --output must end in .jsonl or .parquet, got {path}")
 
 
+def _cmd_check(args) -> int:
+    from . import api
+    from .check import check, expand_targets
+
+    options = dict(
+        tokenizer=args.tokenizer,
+        mirror=args.mirror,
+        data_dir=args.data_dir,
+        cache_dir=args.cache_dir,
+        max_input_tokens=args.max_input_tokens,
+    )
+    builders = [api.get_builder(name, **options) for name in expand_targets(args.targets)]
+    report = check(builders)
+    print(report.format())
+    return 0 if report.ok else 1
+
+
 def _cmd_demo(args) -> int:
     from . import demo
     from .stats import stats_table
@@ -153,7 +184,13 @@ def _cmd_demo(args) -> int:
     return 0
 
 
-COMMANDS = {"list": _cmd_list, "info": _cmd_info, "build": _cmd_build, "demo": _cmd_demo}
+COMMANDS = {
+    "list": _cmd_list,
+    "info": _cmd_info,
+    "build": _cmd_build,
+    "check": _cmd_check,
+    "demo": _cmd_demo,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -21,7 +21,6 @@ benchmark's own layout (``test_lveval.py``, ``test_adaleval.py``, ``test_records
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
 import re
@@ -29,10 +28,8 @@ import shutil
 import signal
 import subprocess
 import sys
-import tarfile
 import textwrap
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -54,6 +51,7 @@ from longbench_suite.errors import (
 )
 from longbench_suite.sources import mirrored
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
+from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
 from tests.support.http_mirror import Fault, MirrorServer
 
@@ -77,36 +75,6 @@ JSON_AT = SERVED + r"opencompass\.openxlab\.space/utils/AdaLEval/stackselect_1k\
 TAR_NAME = re.escape(TAR)
 ZIP_NAME = re.escape(ZIP)
 JSON_NAME = re.escape(JSON)
-
-
-def read_members(data: bytes) -> dict[str, bytes]:
-    if data[:2] == b"PK":
-        with zipfile.ZipFile(io.BytesIO(data)) as zf:
-            return {name: zf.read(name) for name in zf.namelist()}
-    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isreg()}
-
-
-def flip_bytes(data: bytes, at: float, n: int = 64) -> bytes:
-    i = int(len(data) * at)
-    return data[:i] + bytes(b ^ 0x5A for b in data[i : i + n]) + data[i + n :]
-
-
-def flip_member_bytes(data: bytes, member: str) -> bytes:
-    """A zip whose ``member`` has bytes flipped in the middle of its compressed data."""
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
-        info = zf.getinfo(member)
-    header = info.header_offset  # local header: 30 bytes, the name, the extra field, then the data
-    name_length = int.from_bytes(data[header + 26 : header + 28], "little")
-    extra_length = int.from_bytes(data[header + 28 : header + 30], "little")
-    middle = header + 30 + name_length + extra_length + info.compress_size // 2
-    return data[:middle] + bytes(b ^ 0x5A for b in data[middle : middle + 8]) + data[middle + 8 :]
-
-
-def replace_line(data: bytes, number: int, line: bytes) -> bytes:
-    lines = data.split(b"\n")
-    lines[number - 1] = line
-    return b"\n".join(lines)
 
 
 class Broken:

@@ -51,8 +51,8 @@ SERVED: dict[str, int] = {}
 
 
 @pytest.fixture(scope="module")
-def built(helmet_http, tiny_tokenizer, tmp_path_factory):
-    cache = str(tmp_path_factory.mktemp("rag-cache"))
+def built(helmet_http, tiny_tokenizer, helmet_rag_cache):
+    cache = helmet_rag_cache
     builders = [
         get_builder(f"{t}_{length}", tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=cache)
         for t in TASKS
