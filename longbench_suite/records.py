@@ -26,12 +26,16 @@ _SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _lone_surrogate(value: Any, path: str) -> tuple[str, str, int] | None:
-    """``(field path, text, index)`` of the first string holding a lone surrogate, if any."""
+    """``(what, text, index)`` for the first string (value or key) holding a lone surrogate, if any."""
     if isinstance(value, str):
         at = first_lone_surrogate(value)
-        return None if at is None else (path, value, at)
+        return None if at is None else (f"field {path.lstrip('.') or '(the value)'!r}", value, at)
     items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
     for key, item in items:
+        if isinstance(key, str):
+            at = first_lone_surrogate(key)
+            if at is not None:
+                return f"a key of {path.lstrip('.') or 'the record'!r}", key, at
         found = _lone_surrogate(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
         if found:
             return found
@@ -42,10 +46,10 @@ def refuse_lone_surrogates(record: Any, where: str) -> None:
     """Raise :class:`InvalidTextError` naming the field of ``record`` that holds a lone surrogate."""
     found = _lone_surrogate(record, "")
     if found:
-        path, text, at = found
+        what, text, at = found
         raise InvalidTextError(
-            f"{where}: field {path.lstrip('.') or '(the value)'!r} holds a lone surrogate {text[at]!r} at "
-            f"character {at} (invalid Unicode, which no tokenizer or Arrow file can hold)"
+            f"{where}: {what} holds a lone surrogate {text[at]!r} at character {at} (invalid Unicode, "
+            "which no tokenizer or Arrow file can hold)"
         )
 
 

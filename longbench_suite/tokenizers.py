@@ -67,6 +67,7 @@ class TokenCounter(ABC):
         return len(self.encode(text, special=special))
 
     def count_batch(self, texts: Sequence[str], *, special: bool = True) -> list[int]:
+        self._refuse_invalid(texts)
         return [self.count(t, special=special) for t in texts]
 
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
