@@ -210,6 +210,8 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
         report.violations += check_sizes(qualified, expected, {s: len(d) for s, d in splits.items()})
         budget = task.budget_rule(length, builder.config.max_input_tokens)
         counter = builder.tokenizer if budget else None
+        # Read as few rows at a time as the benchmark writes (LV-Eval's 256k rows are MBs each).
+        rows_per_batch = min(batch_size, builder.BENCHMARK.writer_batch_size or batch_size)
         for split, dataset in splits.items():
             result, found = check_split(
                 qualified,
@@ -220,7 +222,7 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 counter,
                 leakage[f"{builder.BENCHMARK.name}/{task.name}"],
                 expected=expected.get(split),
-                batch_size=batch_size,
+                batch_size=rows_per_batch,
             )
             report.splits.append(result)
             report.violations += found

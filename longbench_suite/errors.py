@@ -59,8 +59,9 @@ def describe(exc: BaseException) -> str:
         innermost = cause
         cause = cause.__cause__ or cause.__context__
     else:
-        if innermost is not exc:
-            text += f" ({innermost.__class__.__name__}: {innermost})"
+        name = innermost.__class__.__name__
+        if innermost is not exc and name not in text:
+            text += f" ({name}: {innermost})"
     return " ".join(text.split())
 
 
