@@ -67,9 +67,23 @@ def helmet_http(helmet_mirror):
 
 
 @pytest.fixture(scope="session")
-def helmet_rag_cache(tmp_path_factory) -> str:
-    """The cache of the full-scale HELMET RAG build (``test_helmet_rag``), shared with ``test_check``."""
-    return str(tmp_path_factory.mktemp("rag-cache"))
+def helmet_rag_build(helmet_http, tiny_tokenizer, tmp_path_factory) -> dict:
+    """The 20 HELMET RAG configs prepared once, in one call, from the full-scale mirror over HTTP:
+    the build options and the bytes of data.tar.gz served (``test_helmet_rag``, ``test_check``)."""
+    from longbench_suite import get_builder, prepare
+
+    options = dict(
+        tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=str(tmp_path_factory.mktemp("rag"))
+    )
+    lengths = ("8k", "16k", "32k", "64k", "128k")
+    builders = [
+        get_builder(f"helmet/{t}_{n}", **options)
+        for t in ("nq", "triviaqa", "popqa", "hotpotqa")
+        for n in lengths
+    ]
+    before = sum(helmet_http.bytes_sent.values())
+    prepare(builders)
+    return {"options": options, "served": sum(helmet_http.bytes_sent.values()) - before}
 
 
 @pytest.fixture(scope="session")

@@ -93,12 +93,12 @@ def test_targets_expand_to_benchmarks_tasks_and_configs():
 
 
 @pytest.fixture(scope="module")
-def sample_options(helmet_http, helmet_rag_cache, tiny_tokenizer, tmp_path_factory):
+def sample_options(helmet_rag_build, tiny_tokenizer, tmp_path_factory):
     """Build options for each benchmark's samples at the scale where their sizes are the specs'."""
 
     def options(bench: str) -> dict:
-        if bench == "helmet":  # the full-scale build test_helmet_rag makes: shared, not built twice
-            return {"mirror": helmet_http.url, "tokenizer": tiny_tokenizer, "cache_dir": helmet_rag_cache}
+        if bench == "helmet":  # the full-scale build test_helmet_rag checks: shared, not built twice
+            return helmet_rag_build["options"]
         samples = importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
         assert hasattr(samples, "FULL"), f"{bench}/samples.py needs FULL: the scale of the specs' sizes"
         mirror = str(tmp_path_factory.mktemp(f"{bench}-full"))
