@@ -26,6 +26,12 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _build_options(args) -> dict:
+    """What ``_source_options`` parsed, as ``get_builder`` keywords."""
+    names = ("tokenizer", "mirror", "data_dir", "cache_dir", "max_input_tokens")
+    return {name: getattr(args, name) for name in names}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="longbench-suite",
@@ -112,14 +118,7 @@ def _cmd_build(args) -> int:
 
     if args.output and (len(args.configs) != 1 or not args.split):
         raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
-    options = dict(
-        tokenizer=args.tokenizer,
-        mirror=args.mirror,
-        data_dir=args.data_dir,
-        cache_dir=args.cache_dir,
-        max_input_tokens=args.max_input_tokens,
-    )
-    builders = [api.get_builder(name, **options) for name in args.configs]
+    builders = [api.get_builder(name, **_build_options(args)) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders)
@@ -155,14 +154,7 @@ def _cmd_check(args) -> int:
     from . import api
     from .check import check, expand_targets
 
-    options = dict(
-        tokenizer=args.tokenizer,
-        mirror=args.mirror,
-        data_dir=args.data_dir,
-        cache_dir=args.cache_dir,
-        max_input_tokens=args.max_input_tokens,
-    )
-    builders = [api.get_builder(name, **options) for name in expand_targets(args.targets)]
+    builders = [api.get_builder(name, **_build_options(args)) for name in expand_targets(args.targets)]
     report = check(builders)
     print(report.format())
     return 0 if report.ok else 1

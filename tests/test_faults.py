@@ -201,7 +201,31 @@ def _lone_surrogate_line(data: bytes) -> bytes:
     return replace_line(data, 1, line)
 
 
+def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: int) -> dict[str, Case]:
+    """What a mirror's transport can do to one source: an HTTP error, no server, a body cut short."""
+    return {
+        f"{prefix}-404": Case(
+            config, lambda b: b.serve(url, status=404), SourceError, rf"{served_at}: .*HTTP 404"
+        ),
+        f"{prefix}-500": Case(
+            config, lambda b: b.serve(url, status=500), SourceError, rf"{served_at}: .*HTTP 500"
+        ),
+        f"{prefix}-connection-refused": Case(
+            config, Broken.refuse_connections, SourceError, rf"cannot download {served_at}: .*Connect"
+        ),
+        f"{prefix}-cut-off": Case(
+            config,
+            lambda b: b.serve(url, cut_after=cut_after),
+            SourceError,
+            rf"cannot download {served_at}: .*not completed",
+        ),
+    }
+
+
 CASES = {
+    **_http_faults("tar", HELMET, TAR, TAR_AT, 100_000),
+    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT, 1000),
+    **_http_faults("json", ADA, JSON, JSON_AT, 2000),
     # -- HELMET: data.tar.gz over http ------------------------------------------------------------
     "tar-truncated": Case(
         HELMET,
@@ -226,21 +250,6 @@ CASES = {
         lambda b: b.edit_member(TAR, TAR_MEMBER, lambda d: None),
         SourceError,
         rf"archive {TAR_NAME} has no member {re.escape(TAR_MEMBER)}",
-    ),
-    "tar-404": Case(
-        HELMET, lambda b: b.serve(TAR, status=404), SourceError, rf"download {TAR_AT}: .*HTTP 404"
-    ),
-    "tar-500": Case(
-        HELMET, lambda b: b.serve(TAR, status=500), SourceError, rf"download {TAR_AT}: .*HTTP 500"
-    ),
-    "tar-connection-refused": Case(
-        HELMET, Broken.refuse_connections, SourceError, rf"cannot download {TAR_AT}: .*Connect"
-    ),
-    "tar-cut-off": Case(
-        HELMET,
-        lambda b: b.serve(TAR, cut_after=100_000),
-        SourceError,
-        rf"cannot download {TAR_AT}: .*not completed",
     ),
     "tar-cut-off-without-length": Case(
         HELMET,
@@ -316,15 +325,6 @@ CASES = {
         r"sha256 mismatch for " + SERVED + r"\S+/hotpotwikiqa_mixup\.zip: expected e274aac2\w+, got \w+ "
         r"\(the download was removed from the cache\)",
     ),
-    "zip-404": Case(
-        LVEVAL, lambda b: b.serve(ZIP, status=404), SourceError, rf"download {ZIP_AT}: .*HTTP 404"
-    ),
-    "zip-cut-off": Case(
-        LVEVAL,
-        lambda b: b.serve(ZIP, cut_after=1000),
-        SourceError,
-        rf"cannot download {ZIP_AT}: .*not completed",
-    ),
     "zip-404-streamed": Case(
         LVEVAL,
         lambda b: b.serve(ZIP, status=404),
@@ -365,21 +365,6 @@ CASES = {
         lambda b: b.rewrite(JSON, lambda d: d.replace(b'"question": "\\n', b'"question": "\\udc00\\n', 1)),
         InvalidTextError,
         rf"{JSON_NAME}, line 2, element 0: field 'question' holds a lone surrogate '\\udc00' at character 0",
-    ),
-    "json-404": Case(
-        ADA, lambda b: b.serve(JSON, status=404), SourceError, rf"download {JSON_AT}: .*HTTP 404"
-    ),
-    "json-500": Case(
-        ADA, lambda b: b.serve(JSON, status=500), SourceError, rf"download {JSON_AT}: .*HTTP 500"
-    ),
-    "json-connection-refused": Case(
-        ADA, Broken.refuse_connections, SourceError, rf"cannot download {JSON_AT}: .*Connect"
-    ),
-    "json-cut-off": Case(
-        ADA,
-        lambda b: b.serve(JSON, cut_after=2000),
-        SourceError,
-        rf"cannot download {JSON_AT}: .*not completed",
     ),
     "json-cut-off-without-length": Case(
         ADA,
