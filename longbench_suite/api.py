@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -166,6 +167,9 @@ def load_dataset(
             if v is not None
         }
         if given:
+            close = difflib.get_close_matches(path, [registry.SUITE, *registry.benchmark_names()], n=3)
+            if close:  # suite options with a misspelt benchmark: the user meant ours
+                raise UnknownNameError(f"unknown benchmark {path!r}; did you mean {', '.join(close)}?")
             raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
         return datasets.load_dataset(
             path, name, split=split, streaming=streaming, data_dir=data_dir, cache_dir=cache_dir, **kwargs

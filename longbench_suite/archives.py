@@ -6,8 +6,10 @@
   build needs are copied, in one pass for all of them, into a member cache keyed by the archive's
   identity (path, size, mtime); later builds read the copies. Only requested regular files are
   written, only below the cache directory, so absolute paths, ``..`` and links in an archive can never
-  write anywhere else. When streaming and a member is not cached, it is read from the tar stream and
-  nothing is written.
+  write anywhere else. The first pass over an archive file reads it to the end of its compressed
+  stream (checking the gzip CRC), and member copies are trusted only after such a pass. When
+  streaming and a member is not cached, it is read from the tar stream and nothing is written: a
+  stream checks what it reads (tar header checksums, inflation), not the rest of the archive.
 
 A truncated or corrupt archive raises :class:`CorruptArchiveError`, and the member copies of that
 archive are removed, so no later run trusts them.
@@ -29,10 +31,17 @@ import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 
-from .errors import SourceError
+from .errors import MissingDependencyError, SourceError, describe
 
 VERIFIED_SUFFIX = ".sha256-verified"
 _CORRUPTION = (tarfile.TarError, zlib.error, EOFError, zipfile.BadZipFile, lzma.LZMAError, OSError)
+# What reading a member raises when the archive's bytes are bad (a zip's CRC is checked as it is read).
+_BAD_BYTES = (tarfile.TarError, zlib.error, EOFError, zipfile.BadZipFile, lzma.LZMAError, gzip.BadGzipFile)
+#: Zips up to this size have every member's CRC checked when first opened; larger ones are checked as
+#: their members are read (a bad CRC then fails the read).
+CRC_PRECHECK_MAX_BYTES = 64 << 20
+# What opening a remote archive raises when it cannot be had at all (HTTP errors, refused connections).
+_UNREACHABLE = (FileNotFoundError, ConnectionError, TimeoutError, PermissionError)
 
 
 class CorruptArchiveError(SourceError):
@@ -71,7 +80,7 @@ def _atomic_write_text(path: str, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _safe_member(name: str) -> bool:
+def safe_member(name: str) -> bool:
     parts = name.split("/")
     return bool(name) and not name.startswith("/") and ".." not in parts and "\\" not in name
 
@@ -100,7 +109,7 @@ def locate_members(
     ``(zip path, (member,))`` for a zip member opened in place."""
     for alternatives in wanted.values():
         for member in alternatives:
-            if not _safe_member(member):
+            if not safe_member(member):
                 raise ValueError(f"refusing an unsafe archive member path {member!r}")
     if zipfile.is_zipfile(archive_path):
         return _locate_in_zip(archive_path, wanted, label)
@@ -111,7 +120,7 @@ def _locate_in_zip(path: str, wanted: Mapping[str, Sequence[str]], label: str):
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
-            bad = zf.testzip() if os.path.getsize(path) < (64 << 20) else None
+            bad = zf.testzip() if os.path.getsize(path) <= CRC_PRECHECK_MAX_BYTES else None
     except _CORRUPTION as exc:
         raise CorruptArchiveError(f"archive {label} is corrupt or truncated: {exc}") from None
     if bad is not None:
@@ -128,17 +137,22 @@ def _locate_in_zip(path: str, wanted: Mapping[str, Sequence[str]], label: str):
 
 def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root: str, label: str):
     dest = os.path.join(cache_root, _archive_key(path))
+    # Written once a pass has read this archive file to the end of its compressed stream, which checks
+    # the gzip CRC and length: member copies are trusted only after that (a cut or a flipped byte past
+    # the members a build needs is still a broken archive, and inside them it may not fail to inflate).
+    checked = dest + ".complete"
     found: dict[str, tuple[str, tuple[str, ...]]] = {}
     missing: dict[str, Sequence[str]] = {}
     for name, alternatives in wanted.items():
         cached = next((m for m in alternatives if os.path.isfile(_dest_path(dest, m))), None)
-        if cached is None:
+        if cached is None or not os.path.exists(checked):
             missing[name] = alternatives
         else:
             found[name] = (_dest_path(dest, cached), ())
     if not missing:
         return found
     needed = {m for alternatives in missing.values() for m in alternatives}
+    verified = os.path.exists(checked)
     seen: list[str] = []
     try:
         with _decompressed(path) as raw, tarfile.open(fileobj=raw, mode="r|") as stream:
@@ -149,7 +163,7 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
                     for name in [n for n, alts in missing.items() if info.name in alts]:
                         found[name] = (_dest_path(dest, info.name), ())
                         del missing[name]
-                    if not missing:
+                    if not missing and verified:
                         break
             else:
                 # tarfile stops quietly at a cut between members; the compressed stream does not.
@@ -157,9 +171,12 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
                     pass
     except _CORRUPTION as exc:
         shutil.rmtree(dest, ignore_errors=True)
-        raise CorruptArchiveError(
-            f"archive {label} is corrupt or truncated: {exc.__class__.__name__}: {exc}"
-        ) from None
+        with contextlib.suppress(OSError):
+            os.remove(checked)
+        raise CorruptArchiveError(f"archive {label} is corrupt or truncated: {describe(exc)}") from None
+    if not verified:
+        os.makedirs(os.path.dirname(checked), exist_ok=True)
+        _atomic_write_text(checked, "read to the end of its compressed stream\n")
     if missing:
         raise SourceError(_missing_message(label, next(iter(missing.values())), seen))
     return found
@@ -201,16 +218,22 @@ def _copy_member(stream: tarfile.TarFile, info: tarfile.TarInfo, target: str) ->
 
 
 class _Closing(io.RawIOBase):
-    """A read-only file object that closes its owners when closed."""
+    """A read-only member reader that closes its owners when closed, and reports bad archive bytes met
+    while reading (a zip member's CRC, a gzip stream cut short) as :class:`CorruptArchiveError`."""
 
-    def __init__(self, inner, *owners) -> None:
-        self._inner, self._owners = inner, owners
+    def __init__(self, inner, *owners, label: str) -> None:
+        self._inner, self._owners, self._label = inner, owners, label
 
     def readable(self) -> bool:
         return True
 
     def readinto(self, buffer) -> int:
-        data = self._inner.read(len(buffer))
+        try:
+            data = self._inner.read(len(buffer))
+        except _BAD_BYTES as exc:
+            raise CorruptArchiveError(
+                f"archive {self._label} is corrupt or truncated: {describe(exc)}"
+            ) from None
         buffer[: len(data)] = data
         return len(data)
 
@@ -233,22 +256,28 @@ def open_member(location: str, members: Sequence[str], *, label: str, download_c
                 if member is None:
                     zf.close()
                     raise SourceError(_missing_message(label, members, sorted(present)))
-                return io.BufferedReader(_Closing(zf.open(member), zf), 1 << 20)
+                return io.BufferedReader(_Closing(zf.open(member), zf, label=label), 1 << 20)
             return _open_tar_member(open(location, "rb"), members, label)
         from datasets.utils.file_utils import xopen
 
         if location.split("?")[0].endswith(".zip"):
-            last_error = None
             for member in members:
                 try:
-                    return xopen(f"zip://{member}::{location}", "rb", download_config=download_config)
+                    inner = xopen(f"zip://{member}::{location}", "rb", download_config=download_config)
                 except FileNotFoundError as exc:
-                    last_error = exc
-            raise SourceError(f"archive {label} has no member {' or '.join(members)} ({last_error})")
+                    if exc.args[:1] == (member,):  # the member is missing, not the archive
+                        continue
+                    raise
+                return io.BufferedReader(_Closing(inner, label=label), 1 << 20)
+            raise SourceError(f"archive {label} has no member {' or '.join(members)}")
         raw = xopen(location, "rb", download_config=download_config, block_size=0)
         return _open_tar_member(raw, members, label)
     except SourceError:
         raise
+    except ImportError as exc:
+        raise MissingDependencyError(f"cannot read {label}: {describe(exc)}") from None
+    except _UNREACHABLE as exc:
+        raise SourceError(f"cannot read {label}: {describe(exc)}") from None
     except _CORRUPTION as exc:
         raise CorruptArchiveError(
             f"archive {label} is corrupt or truncated: {exc.__class__.__name__}: {exc}"
@@ -260,7 +289,7 @@ def _open_tar_member(raw, members: Sequence[str], label: str):
     wanted = set(members)
     for info in stream:
         if info.name in wanted and info.isreg():
-            return io.BufferedReader(_Closing(stream.extractfile(info), stream, raw), 1 << 20)
+            return io.BufferedReader(_Closing(stream.extractfile(info), stream, raw, label=label), 1 << 20)
     stream.close()
     raw.close()
     raise SourceError(f"archive {label} has no member {' or '.join(members)}")

@@ -9,9 +9,11 @@ code or tokenizer change never reuses a stale cache.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import datasets
@@ -19,8 +21,8 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError, TokenizerLoadError
-from .sources import RemoteFile, SourceResolver
+from .errors import DataFormatError, SourceError, TokenizerLoadError
+from .sources import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget
 from .task import Benchmark, BuildEnv, Shards, Task
 from .tokenizers import TokenCounter, load_tokenizer
 
@@ -85,6 +87,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     available_splits: tuple[str, ...] | None = None
 
     def __init__(self, *args, **kwargs) -> None:
+        kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
         pretruncation_spec = kwargs.pop("pretruncation_tokenizer", None)
@@ -149,15 +152,17 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         resolver = self.resolver(dl_manager)
         sources = task.sources(length)
         files = resolver.resolve(sources)
+        with forgotten_on_bad_data(files.values()):
+            facts = task.source_facts(length, files)
+            self.available_splits = task.splits(length, files)
+            num_shards = task.num_shards(length, files)
         recorded = dict(resolver.checksums)
-        for name, facts in task.source_facts(length, files).items():
+        for name, source_facts in facts.items():
             source = sources[name]
             key = source.url if isinstance(source, RemoteFile) else f"{source.archive.url}#{source.path}"
-            recorded[key] = {**recorded.get(key, {}), **facts}
+            recorded[key] = {**recorded.get(key, {}), **source_facts}
         if recorded:
             self.info.download_checksums = {**(self.info.download_checksums or {}), **recorded}
-        self.available_splits = task.splits(length, files)
-        num_shards = task.num_shards(length, files)
         # A list in gen_kwargs is what datasets cuts into shards (streaming, DataLoader workers,
         # split_dataset_by_node); each piece is a contiguous part of the split's row plan.
         return [
@@ -186,10 +191,11 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         )
         first_shard = min(shards)
         count = 0
-        for count, row in enumerate(
-            self.config.task.generate(split, self.config.length, files, env), start=1
-        ):
-            yield Key(first_shard, count - 1), row
+        with forgotten_on_bad_data(files.values()):
+            for count, row in enumerate(
+                self.config.task.generate(split, self.config.length, files, env), start=1
+            ):
+                yield Key(first_shard, count - 1), row
         where = f"{self.BENCHMARK.name}/{self.config.name}"
         if num_shards > 1 and len(env.planned) != 1:
             raise RuntimeError(
@@ -215,6 +221,28 @@ def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:
             f"{exc} — this is the pre-truncation tokenizer of {task.name}; pass "
             "pretruncation_tokenizer=PATH (--pretruncation-tokenizer) to use a local copy"
         ) from None
+
+
+def mirror_identity(mirror: str | None) -> str | None:
+    """The mirror a build reads from, as its cache identity: ``$LONGBENCH_SUITE_MIRROR`` when none is
+    given, and a local directory as an absolute path (a relative one means another mirror in another
+    working directory, so it must not reuse that one's build)."""
+    mirror = mirror if mirror is not None else (os.environ.get(MIRROR_ENV) or None)
+    if mirror and not mirror.startswith(("http://", "https://")):
+        return os.path.normpath(os.path.abspath(mirror))
+    return mirror
+
+
+@contextlib.contextmanager
+def forgotten_on_bad_data(files: Iterable[FileRef]) -> Iterator[None]:
+    """When reading the files fails on their bytes (malformed records, a corrupt archive, a missing
+    member), delete the downloads and member copies they came from, so the next build fetches them
+    again instead of trusting them (a mirror may be fixed in between)."""
+    try:
+        yield
+    except (DataFormatError, SourceError):
+        forget(files)
+        raise
 
 
 def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:

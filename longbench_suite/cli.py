@@ -130,6 +130,20 @@ def _parser() -> argparse.ArgumentParser:
     _source_options(p)
 
     p = commands.add_parser(
+        "check",
+        help="build configs if needed and verify them: no dev/eval leakage, inputs within budget, "
+        "spec sizes, no empty fields (exit code 1 on any violation)",
+    )
+    p.add_argument(
+        "targets",
+        nargs="*",
+        metavar="BENCHMARK|TASK|CONFIG",
+        help="what to check: a benchmark (all its configs), a task (all its lengths) or a config; "
+        "leakage is checked across the given lengths of each task (default: every config)",
+    )
+    _source_options(p)
+
+    p = commands.add_parser(
         "demo", help="build a few configs of every benchmark offline from built-in sample data"
     )
     p.add_argument("--cache-dir", help="where the sample mirror, tokenizer and datasets go")
@@ -168,19 +182,17 @@ def _cmd_info(args) -> int:
     return 0
 
 
+def _source_kwargs(args) -> dict:
+    """What ``_source_options`` parsed, as ``get_builder`` keywords."""
+    names = ("tokenizer", "mirror", "data_dir", "cache_dir", "max_input_tokens", "pretruncation_tokenizer")
+    return {name: getattr(args, name) for name in names}
+
+
 def _prepared_builders(args) -> list:
     """The builders of ``args.configs`` with the source options, splits checked, sources read once."""
     from . import api
 
-    options = dict(
-        tokenizer=args.tokenizer,
-        mirror=args.mirror,
-        data_dir=args.data_dir,
-        cache_dir=args.cache_dir,
-        max_input_tokens=args.max_input_tokens,
-        pretruncation_tokenizer=args.pretruncation_tokenizer,
-    )
-    builders = [api.get_builder(name, **options) for name in args.configs]
+    builders = [api.get_builder(name, **_source_kwargs(args)) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders)
@@ -267,16 +279,8 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _build_options(args) -> dict:
-    return dict(
-        tokenizer=args.tokenizer,
-        mirror=args.mirror,
-        data_dir=args.data_dir,
-        cache_dir=args.cache_dir,
-        max_input_tokens=args.max_input_tokens,
-        max_shard_size=args.max_shard_size,
-        histogram=not args.no_histogram,
-    )
+def _publish_kwargs(args) -> dict:
+    return {**_source_kwargs(args), "max_shard_size": args.max_shard_size, "histogram": not args.no_histogram}
 
 
 def _report(result, verb: str) -> None:
@@ -291,7 +295,7 @@ def _report(result, verb: str) -> None:
 def _cmd_export(args) -> int:
     from . import hub
 
-    result = hub.export(args.configs, args.output, repo_id=args.repo_id, **_build_options(args))
+    result = hub.export(args.configs, args.output, repo_id=args.repo_id, **_publish_kwargs(args))
     _report(result, f"wrote into {result.directory}")
     return 0
 
@@ -309,7 +313,7 @@ def _cmd_push(args) -> int:
             commit_message=args.commit_message,
             dry_run=args.dry_run,
             output_dir=args.output,
-            **_build_options(args),
+            **_publish_kwargs(args),
         )
     except Exception as exc:
         from .errors import SuiteError
@@ -327,6 +331,16 @@ def _cmd_push(args) -> int:
     else:
         _report(result, f"uploaded to {target}" + (f" (revision {args.revision})" if args.revision else ""))
     return 0
+
+
+def _cmd_check(args) -> int:
+    from . import api
+    from .check import check, expand_targets
+
+    builders = [api.get_builder(name, **_source_kwargs(args)) for name in expand_targets(args.targets)]
+    report = check(builders)
+    print(report.format())
+    return 0 if report.ok else 1
 
 
 def _cmd_demo(args) -> int:
@@ -352,6 +366,7 @@ COMMANDS = {
     "score": _cmd_score,
     "export": _cmd_export,
     "push": _cmd_push,
+    "check": _cmd_check,
     "demo": _cmd_demo,
 }
 

@@ -38,3 +38,41 @@ class MissingDependencyError(SuiteError, ImportError):
 
 class PredictionError(SuiteError, ValueError):
     """A predictions file that does not match the split's rows (missing, extra or duplicate rows)."""
+
+
+class InvalidTextError(DataFormatError):
+    """Text no tokenizer or Arrow file can hold: a lone UTF-16 surrogate (``"\\ud800"`` in JSON)."""
+
+
+def describe(exc: BaseException) -> str:
+    """``"Type: message"`` on one line, plus what the chain of causes adds: the HTTP status, or the
+    innermost cause (fsspec reports a 500 or a refused connection as a ``FileNotFoundError`` whose
+    cause says which)."""
+    text = f"{exc.__class__.__name__}: {exc}"
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    innermost = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        status = getattr(cause, "status", None)
+        if status is None:
+            status = getattr(getattr(cause, "response", None), "status_code", None)
+        if isinstance(status, int) and not isinstance(status, bool):
+            text += f" (HTTP {status})"
+            break
+        innermost = cause
+        cause = cause.__cause__ or cause.__context__
+    else:
+        name = innermost.__class__.__name__
+        if innermost is not exc and name not in text:
+            text += f" ({name}: {innermost})"
+    return " ".join(text.split())
+
+
+def first_lone_surrogate(text: str) -> int | None:
+    """Index of the first lone surrogate in ``text``, or ``None`` (the common case, found cheaply)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None

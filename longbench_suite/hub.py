@@ -132,6 +132,7 @@ def export(
     data_dir: str | None = None,
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
+    pretruncation_tokenizer=None,
     max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
     histogram: bool = True,
     repo_id: str | None = None,
@@ -158,6 +159,7 @@ def export(
         data_dir=data_dir,
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
+        pretruncation_tokenizer=pretruncation_tokenizer,
     )
     builders = [api.get_builder(f"{benchmark}/{name}", **options) for name in names]
     api.prepare(builders)

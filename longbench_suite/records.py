@@ -4,17 +4,53 @@ JSON-Lines files are read one line at a time (LV-Eval's 256k lines are several M
 whole. Blank lines are skipped, as the Hugging Face JSON loader does. Files holding one JSON array of
 records (Ada-LEval's, up to hundreds of MB) are parsed one element at a time by
 :func:`iter_json_records`.
+
+JSON may spell a lone UTF-16 surrogate (``"\\ud800"``); Python parses it, but no tokenizer and no
+Arrow file can hold it, so such a record is refused here, naming the file, the line and the field.
 """
 
 from __future__ import annotations
 
 import codecs
 import json
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from .errors import DataFormatError, SourceError
+from .errors import DataFormatError, InvalidTextError, SourceError, first_lone_surrogate
 from .sources import FileRef
+
+# A surrogate can only reach a parsed record through a \uD800-\uDFFF escape; only then is it looked for.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(value: Any, path: str) -> tuple[str, str, int] | None:
+    """``(what, text, index)`` for the first string (value or key) holding a lone surrogate, if any."""
+    if isinstance(value, str):
+        at = first_lone_surrogate(value)
+        return None if at is None else (f"field {path.lstrip('.') or '(the value)'!r}", value, at)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if isinstance(key, str):
+            at = first_lone_surrogate(key)
+            if at is not None:
+                return f"a key of {path.lstrip('.') or 'the record'!r}", key, at
+        found = _lone_surrogate(item, f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]")
+        if found:
+            return found
+    return None
+
+
+def refuse_lone_surrogates(record: Any, where: str) -> None:
+    """Raise :class:`InvalidTextError` naming the field of ``record`` that holds a lone surrogate."""
+    found = _lone_surrogate(record, "")
+    if found:
+        what, text, at = found
+        raise InvalidTextError(
+            f"{where}: {what} holds a lone surrogate {text[at]!r} at character {at} (invalid Unicode, "
+            "which no tokenizer or Arrow file can hold)"
+        )
 
 
 def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tuple[int, dict]]:
@@ -39,10 +75,11 @@ def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tu
                     raise DataFormatError(
                         f"{ref.label}, line {line_number}: malformed JSON ({exc})"
                     ) from None
+                where = f"{ref.label}, line {line_number}"
                 if not isinstance(record, dict):
-                    kind = type(record).__name__
-                    where = f"{ref.label}, line {line_number}"
-                    raise DataFormatError(f"{where}: expected a JSON object, got {kind}")
+                    raise DataFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
+                if _SURROGATE_ESCAPE.search(raw):
+                    refuse_lone_surrogates(record, where)
                 yield line_number, record
     except (DataFormatError, SourceError):
         raise
@@ -65,11 +102,14 @@ def read_json(ref: FileRef) -> Any:
     except OSError as exc:
         raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
     try:
-        return json.loads(data)
+        document = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         line = getattr(exc, "lineno", None)
         where = f", line {line}" if line else ""
         raise DataFormatError(f"{ref.label}{where}: malformed JSON ({exc})") from None
+    if _SURROGATE_ESCAPE.search(data):
+        refuse_lone_surrogates(document, ref.label)
+    return document
 
 
 def require(record: dict, fields: Sequence[str], where: str) -> None:
@@ -130,7 +170,7 @@ class _JsonReader:
     def __init__(self, stream, label: str, chunk_bytes: int) -> None:
         self.stream, self.label, self.chunk_bytes = stream, label, chunk_bytes
         self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.buf, self.pos, self.eof, self.lines_dropped = "", 0, False, 0
+        self.buf, self.pos, self.start, self.eof, self.lines_dropped = "", 0, 0, False, 0
 
     def fill(self) -> bool:
         """Read more text (at least as much as is buffered, so big elements cost amortised O(n))."""
@@ -163,15 +203,24 @@ class _JsonReader:
             except json.JSONDecodeError as exc:
                 if self.fill():
                     continue
-                raise self.error(f"malformed JSON ({exc.msg})", at=exc.pos) from None
+                # Every complete array ends with ']': a file that does not was cut short.
+                cut = (
+                    ""
+                    if self.buf.rstrip().endswith("]")
+                    else "; the file ends inside the JSON array (truncated?)"
+                )
+                raise self.error(f"malformed JSON ({exc.msg}){cut}", at=exc.pos) from None
             if end == len(self.buf) and self.fill():  # a number or literal may go on in the next chunk
                 continue
-            self.pos = end
+            self.start, self.pos = self.pos, end  # where the value began (fill() may have moved the buffer)
             return value
 
-    def error(self, message: str, at: int | None = None) -> DataFormatError:
+    def where(self, at: int | None = None) -> str:
         line = self.lines_dropped + self.buf.count("\n", 0, self.pos if at is None else at) + 1
-        return DataFormatError(f"{self.label}, line {line}: {message}")
+        return f"{self.label}, line {line}"
+
+    def error(self, message: str, at: int | None = None) -> DataFormatError:
+        return DataFormatError(f"{self.where(at)}: {message}")
 
 
 def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tuple[int, dict]]:
@@ -195,6 +244,8 @@ def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tupl
                     if not isinstance(record, dict):
                         kind = type(record).__name__
                         raise reader.error(f"element {index}: expected a JSON object, got {kind}")
+                    if _SURROGATE_ESCAPE_TEXT.search(reader.buf, reader.start, reader.pos):
+                        refuse_lone_surrogates(record, f"{reader.where(reader.start)}, element {index}")
                     yield index, record
                     index += 1
                     separator = reader.peek()

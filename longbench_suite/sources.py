@@ -18,16 +18,17 @@ member cache next to the download cache (see :mod:`longbench_suite.archives`).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import os
 import posixpath
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from . import archives
-from .errors import SourceError
+from .errors import MissingDependencyError, SourceError, describe
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
@@ -99,6 +100,15 @@ def _redact(location: str) -> str:
     return location
 
 
+def _basic_auth(url: str) -> str | None:
+    """The ``Authorization`` header for the credentials in a URL (``https://user:secret@host/``), if any."""
+    parts = urlsplit(url)
+    if not (parts.username or parts.password):
+        return None
+    pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+    return "Basic " + base64.b64encode(pair.encode("utf-8")).decode("ascii")
+
+
 @dataclass(frozen=True)
 class FileRef:
     """A resolved, picklable handle on one source file.
@@ -111,6 +121,9 @@ class FileRef:
     label: str
     members: tuple[str, ...] = ()
     download_config: object = field(default=None, compare=False, repr=False)
+    #: files of our caches this file is read from (a download, an archive member's copy): what
+    #: :func:`forget` deletes when the file proves bad, so that no later build trusts them
+    cache_files: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_local(self) -> bool:
@@ -133,8 +146,21 @@ class FileRef:
 
         try:
             return xopen(self.location, "rb", download_config=self.download_config)
+        except ImportError as exc:
+            raise MissingDependencyError(f"cannot open {self.label}: {describe(exc)}") from None
         except Exception as exc:
-            raise SourceError(f"cannot open {self.label}: {exc.__class__.__name__}: {exc}") from None
+            raise SourceError(f"cannot open {self.label}: {describe(exc)}") from None
+
+
+def forget(refs: Iterable[FileRef]) -> list[str]:
+    """Delete the cache files ``refs`` were read from (never a user's file); returns what was deleted."""
+    deleted = []
+    for path in {p for ref in refs for p in ref.cache_files}:
+        for suffix in ("", ".json", ".lock"):
+            with contextlib.suppress(OSError):
+                os.remove(path + suffix)
+                deleted.append(path + suffix)
+    return deleted
 
 
 class SourceResolver:
@@ -165,6 +191,21 @@ class SourceResolver:
             raise SourceError(f"mirror directory {self.mirror} does not exist")
         if self.data_dir and not self.data_file and not os.path.isdir(self.data_dir):
             raise SourceError(f"data_dir {self.data_dir} does not exist")
+        if self.mirror and self.mirror.startswith(("http://", "https://")):
+            self._send_credentials_as_header()
+
+    def _send_credentials_as_header(self) -> None:
+        """Take the credentials out of an http(s) mirror's URL and send them as a header instead: a URL
+        given to ``datasets`` shows in its log and in its download cache's metadata."""
+        auth = _basic_auth(self.mirror)
+        config = self._config()
+        if auth is None or config is None:
+            return
+        self.mirror = _redact(self.mirror)
+        protocol = urlsplit(self.mirror).scheme
+        options = dict(config.storage_options.get(protocol, {}))
+        options["headers"] = {**options.get("headers", {}), "Authorization": auth}
+        config.storage_options = {**config.storage_options, protocol: options}
 
     # -- locations -------------------------------------------------------------------------------
 
@@ -222,10 +263,12 @@ class SourceResolver:
         if os.path.exists(location) or not self.streaming:
             try:
                 local = self.dl_manager.download(location)
-            except Exception as exc:
-                raise SourceError(
-                    f"cannot download {_redact(location)}: {exc.__class__.__name__}: {exc}"
+            except ImportError as exc:
+                raise MissingDependencyError(
+                    f"cannot download {_redact(location)}: {describe(exc)}"
                 ) from None
+            except Exception as exc:
+                raise SourceError(f"cannot download {_redact(location)}: {describe(exc)}") from None
             self._verify(remote, str(local), location)
             return str(local)
         return location
@@ -260,9 +303,16 @@ class SourceResolver:
         """Resolve every source a build needs; archive members of one archive are read in one pass."""
         refs: dict[str, FileRef] = {}
         by_archive: dict[RemoteFile, dict[str, Member]] = {}
+        for source in sources.values():
+            for path in source.paths if isinstance(source, Member) else ():
+                if not archives.safe_member(path):  # it would be looked up outside data_dir, too
+                    raise ValueError(f"refusing an unsafe archive member path {path!r}")
         for name, source in sources.items():
             if isinstance(source, RemoteFile):
-                refs[name] = FileRef(self._fetch(source), label=source.url, download_config=self._config())
+                local = self._fetch(source)
+                refs[name] = FileRef(
+                    local, label=source.url, download_config=self._config(), cache_files=self._cached(local)
+                )
                 continue
             if self.data_dir:
                 local = self._find_in_data_dir(source.paths)
@@ -276,6 +326,9 @@ class SourceResolver:
 
     def _config(self):
         return getattr(self.dl_manager, "download_config", None)
+
+    def _cached(self, *paths: str) -> tuple[str, ...]:
+        return tuple(p for p in paths if self._in_download_cache(p))
 
     def _resolve_members(self, archive: RemoteFile, members: Mapping[str, Member]) -> dict[str, FileRef]:
         if self.data_dir and not self._remote_in_data_dir(archive, archive=True):
@@ -300,11 +353,18 @@ class SourceResolver:
                 cache_root=os.path.join(self.cache_root, "members"),
                 label=label,
             )
-        except archives.CorruptArchiveError as exc:
+        except SourceError as exc:
+            # A corrupt archive, or one without a member: a download of it is not trusted again (the
+            # mirror may be fixed by the next run).
             self.discard(location)
             raise SourceError(str(exc)) from None
         return {
-            name: FileRef(path, label=f"{members[name].path} in {label}", members=inner)
+            name: FileRef(
+                path,
+                label=f"{members[name].path} in {label}",
+                members=inner,
+                cache_files=self._cached(location) + (() if inner else (path,)),
+            )
             for name, (path, inner) in found.items()
         }
 

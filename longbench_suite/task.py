@@ -9,6 +9,8 @@ only the part that genuinely differs between upstream benchmarks.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +58,41 @@ class Shards:
             start, stop = self.bounds(len(plan), index)
             picked.extend(plan[start:stop])
         return picked
+
+
+def normalise_question(text: str) -> str:
+    """The form in which two questions count as the same (``longbench-suite check``'s leakage rule).
+
+    NFKC, case-folded, every punctuation character (Unicode category P*) replaced by a space, runs of
+    whitespace collapsed to one space, ends stripped: ``"Who wrote  'Emma'?"`` and ``"who wrote emma"``
+    are the same question; ``"2+2"`` and ``"2-2"`` are not (``+`` is a symbol, ``-`` punctuation).
+    Builders that must keep ``eval`` questions out of ``dev`` compare with this same function.
+    """
+    text = unicodedata.normalize("NFKC", text).casefold()
+    text = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class InputBudget:
+    """How many tokens an ``input`` may have under the config's tokenizer (specials included).
+
+    ``tolerance`` is how far over ``tokens`` the benchmark's own cutting rule may leave a prompt: 0 for
+    cuts that count the final text (HELMET), a few tokens for LongBench/LV-Eval's middle truncation,
+    which decodes the kept tokens and so re-encodes to a slightly different count. ``rule`` says where
+    the number comes from, for reports.
+    """
+
+    tokens: int
+    rule: str
+    tolerance: int = 0
+
+    @property
+    def limit(self) -> int:
+        return self.tokens + self.tolerance
 
 
 @dataclass(frozen=True)
@@ -119,6 +156,10 @@ class Task(ABC):
     #: upstream's chat (``True``) or completion (``False``) mode when every row of the task shares it
     #: (the ``use_chat_template`` column); ``None`` when rows differ or the task does not say
     use_chat_template: bool | None = None
+    #: columns that may never be empty (``""``, whitespace only, or ``[]``) in any row
+    nonempty_columns: ClassVar[tuple[str, ...]] = ("input", "output", "answers")
+    #: columns :meth:`leakage_keys` reads (those the row schema has)
+    leakage_columns: ClassVar[tuple[str, ...]] = ("query_id", "question")
 
     def config_name(self, length: str) -> str:
         return f"{self.name}_{length}"
@@ -175,6 +216,29 @@ class Task(ABC):
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         """Split sizes the specs fix (checked by ``longbench-suite check``); empty where not fixed."""
         return {}
+
+    def budget_rule(self, length: str, max_input_tokens: int | None) -> InputBudget | None:
+        """The token budget every ``input`` of the config fits, or ``None`` where nothing is cut.
+
+        The default: only the user's ``max_input_tokens``, met exactly. A task whose benchmark fits
+        prompts to a budget of its own, or whose cut can overshoot, says so here
+        (``longbench-suite check`` verifies every row against it).
+        """
+        if max_input_tokens is None:
+            return None
+        return InputBudget(max_input_tokens, rule="max_input_tokens")
+
+    def leakage_keys(self, row: Mapping[str, Any]) -> dict[str, str]:
+        """What a ``dev`` row and an ``eval`` row of this task may never share, at any lengths, by kind.
+
+        ``row`` holds the :attr:`leakage_columns` the schema has. The default: the ``query_id`` and the
+        question in :func:`normalise_question` form. A task whose rows are tied by something else (a
+        book, a document) adds it.
+        """
+        keys = {"query_id": row["query_id"]}
+        if row.get("question"):
+            keys["question"] = normalise_question(row["question"])
+        return keys
 
     def info(self, length: str) -> dict[str, Any]:
         """Facts shown by ``longbench-suite info``."""

@@ -25,7 +25,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import TokenizerLoadError
+from .errors import InvalidTextError, MissingDependencyError, TokenizerLoadError, first_lone_surrogate
 
 _WORD = re.compile(r"\S+")
 
@@ -67,6 +67,7 @@ class TokenCounter(ABC):
         return len(self.encode(text, special=special))
 
     def count_batch(self, texts: Sequence[str], *, special: bool = True) -> list[int]:
+        self._refuse_invalid(texts)
         return [self.count(t, special=special) for t in texts]
 
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
@@ -83,6 +84,17 @@ class TokenCounter(ABC):
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 
+    def _refuse_invalid(self, texts: Sequence[str]) -> None:
+        """Raise :class:`InvalidTextError` if a text holds a lone surrogate, which no tokenizer can encode."""
+        for n, text in enumerate(texts):
+            at = first_lone_surrogate(text) if isinstance(text, str) else None
+            if at is not None:
+                which = f"text {n} of the batch" if len(texts) > 1 else "the text"
+                raise InvalidTextError(
+                    f"{which} holds a lone surrogate {text[at]!r} at character {at}, which {self.name} "
+                    "cannot encode (invalid Unicode, e.g. a '\\ud800' escape in a JSON source)"
+                )
+
 
 class WordCounter(TokenCounter):
     """Whitespace-separated words, exactly ``str.split()``."""
@@ -91,10 +103,12 @@ class WordCounter(TokenCounter):
     splits_at_newlines = True
 
     def encode(self, text: str, *, special: bool = True) -> Encoding:
+        self._refuse_invalid([text])
         spans = [m.span() for m in _WORD.finditer(text)]
         return Encoding(ids=list(range(len(spans))), offsets=spans)
 
     def count(self, text: str, *, special: bool = True) -> int:
+        self._refuse_invalid([text])
         return len(text.split())
 
 
@@ -105,9 +119,11 @@ class CharCounter(TokenCounter):
     splits_at_newlines = True
 
     def encode(self, text: str, *, special: bool = True) -> Encoding:
+        self._refuse_invalid([text])
         return Encoding(ids=[ord(c) for c in text], offsets=[(i, i + 1) for i in range(len(text))])
 
     def count(self, text: str, *, special: bool = True) -> int:
+        self._refuse_invalid([text])
         return len(text)
 
 
@@ -127,7 +143,11 @@ class HFTokenizer(TokenCounter):
         return self._tok
 
     def encode(self, text: str, *, special: bool = True) -> Encoding:
-        enc = self._tok.encode(text, add_special_tokens=special)
+        try:
+            enc = self._tok.encode(text, add_special_tokens=special)
+        except TypeError:  # what tokenizers raises for a str it cannot convert
+            self._refuse_invalid([text])
+            raise
         mask = enc.special_tokens_mask
         lead = 0
         while lead < len(mask) and mask[lead]:
@@ -139,7 +159,12 @@ class HFTokenizer(TokenCounter):
 
     def count_batch(self, texts: Sequence[str], *, special: bool = True) -> list[int]:
         # encode_batch_fast skips offsets and runs on all cores.
-        return [len(e.ids) for e in self._tok.encode_batch_fast(list(texts), add_special_tokens=special)]
+        try:
+            encodings = self._tok.encode_batch_fast(list(texts), add_special_tokens=special)
+        except TypeError:
+            self._refuse_invalid(texts)
+            raise
+        return [len(e.ids) for e in encodings]
 
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
         return self._tok.decode(list(encoding.ids[start:stop]), skip_special_tokens=True)
@@ -175,20 +200,23 @@ class TiktokenCounter(TokenCounter):
         self.name = encoding.name
         self.identity = "tiktoken:" + encoding.name
 
+    # tiktoken silently replaces lone surrogates, so texts are checked before they are counted.
+
     def encode(self, text: str, *, special: bool = True) -> Encoding:
+        self._refuse_invalid([text])
         ids = self._enc.encode_ordinary(text)
         if not ids:
             return Encoding(ids=[], offsets=[])
-        decoded, starts = self._enc.decode_with_offsets(ids)
-        if decoded != text:  # only for invalid surrogates, which tiktoken replaces
-            raise ValueError(f"{self.name} cannot round-trip this text (does it contain lone surrogates?)")
+        _decoded, starts = self._enc.decode_with_offsets(ids)
         ends = [*starts[1:], len(text)]
         return Encoding(ids=ids, offsets=list(zip(starts, ends, strict=True)))
 
     def count(self, text: str, *, special: bool = True) -> int:
+        self._refuse_invalid([text])
         return len(self._enc.encode_ordinary(text))
 
     def count_batch(self, texts: Sequence[str], *, special: bool = True) -> list[int]:
+        self._refuse_invalid(texts)
         return [
             len(ids) for ids in self._enc.encode_ordinary_batch(list(texts), num_threads=os.cpu_count() or 1)
         ]
@@ -203,9 +231,19 @@ class TiktokenCounter(TokenCounter):
         self.__init__(_tiktoken_encoding(state["name"]))
 
 
-def _tiktoken_encoding(name: str):
-    import tiktoken
+def _tiktoken():
+    try:
+        import tiktoken
+    except ImportError:
+        raise MissingDependencyError(
+            "tiktoken encodings (such as cl100k_base, Ada-LEval's default tokenizer) need the tiktoken "
+            "package: pip install tiktoken"
+        ) from None
+    return tiktoken
 
+
+def _tiktoken_encoding(name: str):
+    tiktoken = _tiktoken()
     try:
         return tiktoken.get_encoding(name)
     except Exception as exc:  # network failures surface as many different types
@@ -216,14 +254,17 @@ def _tiktoken_encoding(name: str):
 
 
 def _tiktoken_names() -> set[str]:
-    import tiktoken
-
-    return set(tiktoken.list_encoding_names())
+    return set(_tiktoken().list_encoding_names())
 
 
 def _from_tokenizer_json(path: str, name: str) -> HFTokenizer:
-    from tokenizers import Tokenizer
-
+    try:
+        from tokenizers import Tokenizer
+    except ImportError:
+        raise MissingDependencyError(
+            f"tokenizer {name!r} is a tokenizer.json, which needs the tokenizers package: "
+            "pip install tokenizers"
+        ) from None
     try:
         return HFTokenizer(Tokenizer.from_file(path), name=name)
     except Exception as exc:
@@ -247,6 +288,17 @@ def _from_hub(repo: str) -> HFTokenizer:
 
 
 @functools.lru_cache(maxsize=16)
+def _load_file(path: str, name: str, version: tuple[int, int]) -> HFTokenizer:
+    # ``version`` (size, mtime) is part of the key, so a tokenizer.json rewritten in place is reloaded.
+    return _from_tokenizer_json(path, name=name)
+
+
+def _file_version(path: str) -> tuple[int, int]:
+    stat = os.stat(path)
+    return stat.st_size, stat.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=16)
 def _load_named(spec: str) -> TokenCounter:
     if spec == "words":
         return WordCounter()
@@ -254,15 +306,17 @@ def _load_named(spec: str) -> TokenCounter:
         return CharCounter()
     if spec.startswith("tiktoken:"):
         return TiktokenCounter(_tiktoken_encoding(spec.split(":", 1)[1]))
-    if os.path.isfile(spec):
-        return _from_tokenizer_json(spec, name=spec)
-    if os.path.isdir(spec):
-        candidate = os.path.join(spec, "tokenizer.json")
-        if not os.path.isfile(candidate):
-            raise TokenizerLoadError(f"cannot load tokenizer {spec!r}: the directory has no tokenizer.json")
-        return _from_tokenizer_json(candidate, name=spec)
-    if spec in _tiktoken_names():
-        return TiktokenCounter(_tiktoken_encoding(spec))
+    if "/" not in spec:
+        try:
+            tiktoken_names = _tiktoken_names()
+        except MissingDependencyError:
+            raise MissingDependencyError(
+                f"cannot load tokenizer {spec!r}: it is no file, Hub repo id, 'words' or 'chars', and "
+                "tiktoken encodings (such as cl100k_base, Ada-LEval's default) need the tiktoken package, "
+                "which is not installed: pip install tiktoken"
+            ) from None
+        if spec in tiktoken_names:
+            return TiktokenCounter(_tiktoken_encoding(spec))
     if re.fullmatch(r"[\w.-]+/[\w.-]+(@[\w./-]+)?", spec) and not spec.startswith((".", "/")):
         return _from_hub(spec)
     raise TokenizerLoadError(
@@ -278,6 +332,15 @@ def load_tokenizer(spec: str | TokenCounter | object) -> TokenCounter:
     if isinstance(spec, str):
         if not spec.strip():
             raise TokenizerLoadError("cannot load tokenizer '': the spec is empty")
+        path = spec
+        if os.path.isdir(spec):
+            path = os.path.join(spec, "tokenizer.json")
+            if not os.path.isfile(path):
+                raise TokenizerLoadError(
+                    f"cannot load tokenizer {spec!r}: the directory has no tokenizer.json"
+                )
+        if os.path.isfile(path):
+            return _load_file(path, spec, _file_version(path))
         return _load_named(spec)
     if type(spec).__module__.startswith("tokenizers") and hasattr(spec, "encode_batch"):
         return HFTokenizer(spec, name=f"tokenizers.Tokenizer<{id(spec):x}>")

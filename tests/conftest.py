@@ -154,3 +154,36 @@ def helmet_archive_built(helmet_http, tiny_tokenizer, tmp_path_factory) -> Helme
     served = helmet_http.total_bytes("data.tar.gz") - before
     splits = {(b.config.task.name, b.config.length): b.as_dataset() for b in builders}
     return HelmetArchiveBuild(splits, served, len(opened), cache)
+
+
+@pytest.fixture(scope="session")
+def helmet_rag_build(helmet_http, tiny_tokenizer, tmp_path_factory) -> dict:
+    """The 20 HELMET RAG configs prepared once, in one call, from the full-scale mirror over HTTP:
+    the build options and the bytes of data.tar.gz served (``test_helmet_rag``, ``test_check``)."""
+    from longbench_suite import get_builder, prepare
+
+    options = dict(
+        tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=str(tmp_path_factory.mktemp("rag"))
+    )
+    lengths = ("8k", "16k", "32k", "64k", "128k")
+    builders = [
+        get_builder(f"helmet/{t}_{n}", **options)
+        for t in ("nq", "triviaqa", "popqa", "hotpotqa")
+        for n in lengths
+    ]
+    before = sum(helmet_http.bytes_sent.values())
+    prepare(builders)
+    return {"options": options, "served": sum(helmet_http.bytes_sent.values()) - before}
+
+
+@pytest.fixture(scope="session")
+def demo_mirror(tmp_path_factory) -> str:
+    """One mirror directory with every registered benchmark's samples at their DEMO scale."""
+    import importlib
+
+    from longbench_suite import registry
+
+    root = str(tmp_path_factory.mktemp("demo-mirror"))
+    for bench in registry.benchmark_names():
+        importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples").write_samples(root)
+    return root

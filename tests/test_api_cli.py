@@ -175,7 +175,8 @@ def test_cli_build_writes_jsonl_and_parquet(helmet_mirror, tiny_tokenizer, tmp_p
 
 
 def test_help_everywhere():
-    for argv in (["--help"], ["list", "--help"], ["info", "--help"], ["build", "--help"], ["demo", "--help"]):
+    commands = ("list", "info", "build", "check", "demo")
+    for argv in (["--help"], *([command, "--help"] for command in commands)):
         with pytest.raises(SystemExit) as exc:
             cli.main(argv)
         assert exc.value.code == 0

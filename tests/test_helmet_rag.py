@@ -20,7 +20,7 @@ import pytest
 from longbench_suite.builders.helmet.common import ARCHIVE
 from tokenizers import Tokenizer
 
-from longbench_suite import get_builder, load_dataset, prepare
+from longbench_suite import get_builder, load_dataset
 from longbench_suite.sources import mirrored
 from longbench_suite.tokenizers import load_tokenizer
 
@@ -51,16 +51,14 @@ SERVED: dict[str, int] = {}
 
 
 @pytest.fixture(scope="module")
-def built(helmet_http, tiny_tokenizer, tmp_path_factory):
-    cache = str(tmp_path_factory.mktemp("rag-cache"))
+def built(helmet_rag_build):
+    # Prepared once per session, in one call (conftest), and shared with test_check.
     builders = [
-        get_builder(f"helmet/{t}_{length}", tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=cache)
+        get_builder(f"helmet/{t}_{length}", **helmet_rag_build["options"])
         for t in TASKS
         for length in LENGTHS
     ]
-    before = sum(helmet_http.bytes_sent.values())
-    prepare(builders)
-    SERVED["prepare"] = sum(helmet_http.bytes_sent.values()) - before
+    SERVED["prepare"] = helmet_rag_build["served"]
     return {(b.config.task.name, b.config.length): b.as_dataset() for b in builders}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -93,3 +94,37 @@ def test_an_element_larger_than_many_chunks_is_read_whole(tmp_path):
     rows = [{"docs": [{"text": "w " * 500, "i": i} for i in range(200)]}, {"x": 1}]
     ref = _ref(tmp_path, json.dumps(rows).encode())
     assert [r for _, r in iter_json_records(ref, chunk_bytes=64)] == rows
+
+
+@pytest.mark.parametrize(
+    "record, what",
+    [
+        ('{"question": "a\\ud800b"}', "field 'question'"),
+        (
+            '{"ctxs": [{"title": "t", "text": "x"}, {"title": "t", "text": "\\udfff"}]}',
+            "field 'ctxs[1].text'",
+        ),
+        ('{"answers": ["ok", "\\uDBFF"]}', "field 'answers[1]'"),
+        ('{"qrels": {"p\\ud800": 1}}', "a key of 'qrels'"),
+    ],
+)
+def test_lone_surrogates_are_refused_naming_file_line_and_field(tmp_path, record, what):
+    from longbench_suite.errors import InvalidTextError
+    from longbench_suite.records import iter_jsonl, read_json
+
+    good = '{"question": "\\ud83d\\ude00 is fine"}'  # an escaped surrogate pair is one character
+    message = re.escape(what) + " holds a lone surrogate"
+    with pytest.raises(InvalidTextError, match=rf"^file\.json, line 2: {message}"):
+        list(iter_jsonl(_ref(tmp_path, f"{good}\n{record}\n".encode())))
+    with pytest.raises(InvalidTextError, match=rf"^file\.json, line 3, element 1: {message}"):
+        list(iter_json_records(_ref(tmp_path, f"[\n{good},\n{record}\n]".encode()), chunk_bytes=5))
+    with pytest.raises(InvalidTextError, match=r"^file\.json: .*'\[1\]\..* holds a lone surrogate"):
+        read_json(_ref(tmp_path, f"[{good}, {record}]".encode()))  # a whole document: its path from the top
+    assert [r for _, r in iter_jsonl(_ref(tmp_path, good.encode()))] == [{"question": "😀 is fine"}]
+
+
+def test_a_cut_array_says_it_may_be_truncated(tmp_path):
+    with pytest.raises(
+        DataFormatError, match=r"line 3: malformed JSON .*the file ends inside the JSON array"
+    ):
+        list(iter_json_records(_ref(tmp_path, b'[\n{"a": 1},\n{"b": "unterminat')))

@@ -1,5 +1,5 @@
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from longbench_suite.templates import PromptTemplate, template_fields
@@ -63,3 +63,78 @@ def test_field_names_and_bad_templates():
 def test_rendering_equals_str_format_for_any_values(demos, context, question):
     fields = {"demos": demos, "context": context, "question": question}
     assert RAG.render_completion(fields) == (RAG.user + "\n" + RAG.answer_prefix).format(**fields)
+
+
+# Adversarial values: placeholders and braces inside documents, format-spec look-alikes, CJK, astral
+# characters (surrogate pairs in UTF-16), combining marks, control characters, very long lines, "".
+PIECES = [
+    *(
+        "{context}",
+        "{question}",
+        "{demos}",
+        "{",
+        "}",
+        "{{",
+        "}}",
+        "{0}",
+        "{}",
+        "{context!r}",
+        "{question:>9}",
+    ),
+    *(
+        "%s",
+        "%(context)s",
+        "$context",
+        "\\n",
+        "中文",
+        "請基於",
+        "文章：",
+        "😀",
+        "🇫🇷",
+        "\U0001d400",
+        "\U0002f800",
+    ),
+    *("e\u0301", "\u200b", "\u202e", "\x00", "\n", "\r\n", "\t", " ", ""),
+]
+ADVERSARIAL = st.one_of(
+    st.lists(st.sampled_from(PIECES), max_size=60).map("".join),
+    st.text(),
+    st.builds(
+        lambda piece, n: piece * n,
+        st.sampled_from(["x", "{context}", "中", "😀", " ", "}{"]),
+        st.integers(0, 30000),
+    ),
+)
+RAG_HEAD = (
+    "Use the given documents to write a concise and short answer to the question. Write your answer "
+    "in the following format:\nAnswer: [answer]\n\n"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(demos=ADVERSARIAL, context=ADVERSARIAL, question=ADVERSARIAL)
+def test_adversarial_values_are_inserted_verbatim(demos, context, question):
+    fields = {"demos": demos, "context": context, "question": question}
+    prompt = RAG.render_completion(fields)
+    # The template's own text, with the values put in by hand: nothing in a value is interpreted.
+    assert prompt == RAG_HEAD + demos + context + "\n\nQuestion: " + question + "\nAnswer:"
+    assert RAG.render_chat(fields) == [{"role": "user", "content": prompt[: -len("\nAnswer:")]}]
+    icl = PromptTemplate(ICL_USER, "label:", "\n").render_completion(
+        {"context": context, "question": question}
+    )
+    assert icl.startswith(
+        "Use the provided mapping from the text to label to assign a label to the text. "
+        'Only output "label: {label}"'
+    )
+    assert icl.endswith(f"\n\n{context}\n\n{question}\nlabel:")
+
+
+def test_lone_surrogates_render_and_are_refused_when_counted():
+    # Rendering is plain text work; the tokenizer is where invalid Unicode must fail clearly.
+    from longbench_suite.errors import InvalidTextError
+    from longbench_suite.tokenizers import load_tokenizer
+
+    prompt = RAG.render_completion({"demos": "", "context": "doc \ud800", "question": "q"})
+    assert "doc \ud800\n\nQuestion: q" in prompt
+    with pytest.raises(InvalidTextError, match=r"lone surrogate '\\ud800'"):
+        load_tokenizer("words").count(prompt)

@@ -79,3 +79,59 @@ def test_directory_without_tokenizer_json_and_garbage_file(tmp_path):
     bad.write_text("{not json")
     with pytest.raises(TokenizerLoadError, match=str(bad)):
         load_tokenizer(str(bad))
+
+
+@pytest.mark.parametrize("spec", ["tiny", "llama2", "cl100k", "words", "chars"])
+def test_lone_surrogates_are_a_clear_error_for_every_tokenizer(
+    spec, tiny_tokenizer, llama2_tokenizer, cl100k
+):
+    from longbench_suite.errors import InvalidTextError
+
+    counter = load_tokenizer(
+        {"tiny": tiny_tokenizer, "llama2": llama2_tokenizer, "cl100k": "cl100k_base"}.get(spec, spec)
+    )
+    text = "abc\ud800def"
+    for call in (counter.encode, counter.count):
+        with pytest.raises(
+            InvalidTextError, match=r"the text holds a lone surrogate '\\ud800' at character 3"
+        ):
+            call(text)
+    with pytest.raises(
+        InvalidTextError, match=r"text 1 of the batch holds a lone surrogate '\\udfff' at character 0"
+    ):
+        counter.count_batch(["fine 😀 文字", "\udfff"])
+    assert counter.count("a 😀 b") == counter.count_batch(["a 😀 b"])[0]  # pairs are fine
+
+
+def test_a_tokenizer_json_rewritten_in_place_is_reloaded(tiny_tokenizer, llama2_tokenizer, tmp_path):
+    import shutil
+
+    path = tmp_path / "tokenizer.json"
+    shutil.copy(tiny_tokenizer, path)
+    first = load_tokenizer(str(path))
+    shutil.copy(llama2_tokenizer, path)
+    second = load_tokenizer(str(path))
+    assert first.identity == load_tokenizer(tiny_tokenizer).identity
+    assert second.identity == load_tokenizer(llama2_tokenizer).identity != first.identity
+    assert load_tokenizer(str(tmp_path)).identity == second.identity  # the directory form too
+
+
+def test_without_tiktoken_only_tiktoken_specs_fail(monkeypatch, tiny_tokenizer):
+    import sys
+
+    from longbench_suite import tokenizers
+    from longbench_suite.errors import MissingDependencyError
+
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    tokenizers._load_named.cache_clear()
+    try:
+        with pytest.raises(MissingDependencyError, match=r"'cl100k_base'.*pip install tiktoken"):
+            load_tokenizer("cl100k_base")
+        with pytest.raises(MissingDependencyError, match=r"pip install tiktoken"):
+            load_tokenizer("tiktoken:o200k_base")
+        with pytest.raises(TokenizerLoadError, match=r"from the Hugging Face Hub"):  # not about tiktoken
+            load_tokenizer("meta-llama/Llama-2-7b-hf")
+        assert load_tokenizer(tiny_tokenizer).count("river") > 0
+        assert load_tokenizer("words").count("a b") == 2
+    finally:
+        tokenizers._load_named.cache_clear()

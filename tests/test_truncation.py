@@ -204,3 +204,87 @@ def test_fast_path_tokenizes_far_less_than_the_document(llama2_tokenizer):
     document = "The river carried the golden lantern across the valley.\n" * 20_000
     tr.keep_head(document, counter, 500)
     assert sum(seen) < len(document) / 50
+
+
+# Very long lines: runs far longer than the fast path's reach for a line break, between short ones.
+LONG_LINES = st.lists(
+    st.builds(
+        lambda piece, n: piece * n,
+        st.sampled_from(["word ", "a", "中文", "😀", "{context}", " "]),
+        st.integers(0, 12000),
+    ),
+    min_size=1,
+    max_size=4,
+).map("\n".join)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=LONG_LINES, n=st.integers(min_value=1, max_value=3000))
+def test_very_long_lines_cut_as_full_tokenization_does(counter, text, n):
+    assert tr.keep_head(text, counter, n) == tr.keep_head(text, counter, n, fast=False)
+    assert tr.keep_tail(text, counter, n) == tr.keep_tail(text, counter, n, fast=False)
+    assert tr.keep_middle(text, counter, n) == tr.keep_middle(text, counter, n, fast=False)
+
+
+def test_empty_text_is_kept_empty(counter):
+    for n in (1, 5):
+        assert (
+            tr.keep_head("", counter, n)
+            == tr.keep_tail("", counter, n)
+            == tr.keep_middle("", counter, n)
+            == ""
+        )
+        assert tr.start_of_token_from_end("", counter, n) == 0
+    prompt, context, n = tr.fit_by_cutting_context(lambda c: f"Q: {c}?", "", counter, 50)
+    assert (prompt, context) == ("Q: ?", "") and n == counter.count("Q: ?")
+
+
+def _has_lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+@SETTINGS
+@given(
+    text=TEXTS,
+    at=st.floats(0, 1),
+    surrogate=st.sampled_from(["\ud800", "\udbff", "\udc00", "\udfff"]),
+    n=BUDGETS,
+)
+def test_lone_surrogates_fail_clearly_or_are_cut_away(counter, text, at, surrogate, n):
+    from longbench_suite.errors import InvalidTextError
+
+    i = int(len(text) * at)
+    text = text[:i] + surrogate + text[i:]
+    marker = " ... [the rest of the text is omitted]"
+    cuts = [
+        lambda: tr.keep_head(text, counter, n),
+        lambda: tr.keep_tail(text, counter, n),
+        lambda: tr.keep_middle(text, counter, n),
+        lambda: tr.keep_head_with_marker(text, counter, n + 40, marker),
+        lambda: tr.fit_by_cutting_context(lambda c: f"Read: {c}\nQ?", text, counter, n + 40)[0],
+    ]
+    for cut in cuts:
+        try:
+            kept = cut()
+        except InvalidTextError as exc:
+            assert "lone surrogate" in str(exc)
+        else:  # the fast path may never tokenize a part it drops; what it keeps is valid
+            assert not _has_lone_surrogate(kept)
+    with pytest.raises(InvalidTextError, match="lone surrogate"):
+        tr.keep_head(text, counter, n, fast=False)
+
+
+DENSE = st.lists(
+    st.sampled_from(["😀", "\U0001d400", "🇫🇷", "中", "\U000e0041", "a", " ", "\n", "é"]), max_size=600
+).map("".join)
+
+
+@SETTINGS
+@given(text=st.one_of(TEXTS, DENSE), budget=st.integers(min_value=2, max_value=400))
+def test_middle_cut_exceeds_its_budget_by_at_most_the_declared_tolerance(counter, text, budget):
+    # LongBench/LV-Eval decode the kept halves and join them; re-encoded, the join can count a little more.
+    assert counter.count(tr.keep_middle(text, counter, budget)) <= budget + tr.MIDDLE_CUT_TOLERANCE

@@ -9,6 +9,7 @@ of 64 or 128 paragraphs), so rows of one ``book_id`` never straddle ``eval`` and
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import datasets
@@ -27,6 +28,11 @@ FEATURES = ada_features(
 class TSortTask(AdaTask):
     features = FEATURES
     group_field = "book_id"
+    # Consecutive cases of a book overlap, so a book is what dev and eval may never share.
+    leakage_columns = ("query_id", "book_id")
+
+    def leakage_keys(self, row: Mapping[str, Any]) -> dict[str, str]:
+        return {**super().leakage_keys(row), "book_id": row["book_id"]}
 
     def columns(self, record: dict, where: str) -> dict[str, Any]:
         require(record, ["prompt", "answer", "book_id", "para_offset"], where)

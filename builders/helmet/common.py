@@ -13,7 +13,7 @@ import datasets
 from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError
 from longbench_suite.sources import Member, RemoteFile, hub_url
-from longbench_suite.task import BuildEnv, Task, features
+from longbench_suite.task import BuildEnv, InputBudget, Task, features
 from longbench_suite.templates import PromptTemplate
 from longbench_suite.truncation import fit_by_cutting_context
 
@@ -63,9 +63,14 @@ class HelmetTask(Task):
     def max_length(self, length: str) -> int:
         return LENGTHS[length]
 
+    def budget_rule(self, length: str, max_input_tokens: int | None) -> InputBudget:
+        """HELMET fits the prompt to ``input_max_length - generation_max_length`` tokens, exactly."""
+        if max_input_tokens is not None:
+            return InputBudget(max_input_tokens, rule="max_input_tokens")
+        return InputBudget(LENGTHS[length] - self.generation_max_length, rule="max_length − max_new_tokens")
+
     def input_budget(self, env: BuildEnv) -> int:
-        """HELMET fits the prompt to ``input_max_length - generation_max_length`` tokens."""
-        return env.budget(LENGTHS[env.length] - self.generation_max_length)
+        return self.budget_rule(env.length, env.max_input_tokens).tokens
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return self.sizes

@@ -22,9 +22,9 @@ import datasets
 from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
-from longbench_suite.task import BuildEnv, Task, features
+from longbench_suite.task import BuildEnv, InputBudget, Task, features
 from longbench_suite.templates import PromptTemplate
-from longbench_suite.truncation import keep_middle
+from longbench_suite.truncation import MIDDLE_CUT_TOLERANCE, keep_middle
 
 #: Upstream's length levels (nominal word counts, characters for Chinese), in upstream order.
 LEVELS = ("16k", "32k", "64k", "128k", "256k")
@@ -163,6 +163,14 @@ class LvevalDataset(Task):
 
     def uses_tokenizer(self, max_input_tokens: int | None, length: str) -> bool:
         return max_input_tokens is not None
+
+    def budget_rule(self, length: str, max_input_tokens: int | None) -> InputBudget | None:
+        # Only the user's cut, which decodes and joins the kept halves as prediction.py does.
+        if max_input_tokens is None:
+            return None
+        return InputBudget(
+            max_input_tokens, rule="max_input_tokens, middle cut", tolerance=MIDDLE_CUT_TOLERANCE
+        )
 
     def missing_split_reason(self, split: str, length: str, info=None) -> str:
         reason = self.missing_split_reasons.get(split)

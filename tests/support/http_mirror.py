@@ -1,7 +1,9 @@
 """A loopback (127.0.0.1) HTTP server over a mirror directory, for tests and benchmarks.
 
 It supports ``HEAD`` and ``GET`` with ``Range`` (fsspec reads zip members by range), counts the bytes
-it sends per path, and can inject faults per path: an HTTP status, or a response cut off midway.
+it sends per path, and can inject faults per path: an HTTP status, or a response cut off midway (with
+its full ``Content-Length``, or without one, so the client cannot tell). ``port=`` binds a given port,
+so a stopped server (connection refused) can come back at the same URL.
 """
 
 from __future__ import annotations
@@ -18,14 +20,16 @@ from urllib.parse import unquote, urlsplit
 @dataclass
 class Fault:
     status: int | None = None  # reply with this status instead of the file
-    cut_after: int | None = None  # send the full Content-Length header but only this many bytes
+    cut_after: int | None = None  # send only this many bytes (with the full Content-Length unless no_length)
+    no_length: bool = False  # send no Content-Length: the body ends when the connection closes
 
 
 class MirrorServer:
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, port: int = 0) -> None:
         self.root = root
         self.bytes_sent: Counter[str] = Counter()
         self.requests: list[tuple[str, str]] = []
+        self.authorizations: list[str | None] = []  # the Authorization header of each request
         self.faults: dict[str, Fault] = {}
         self._lock = threading.Lock()
         server = self
@@ -46,6 +50,7 @@ class MirrorServer:
                 path = unquote(urlsplit(self.path).path).lstrip("/")
                 with server._lock:
                     server.requests.append((self.command, path))
+                    server.authorizations.append(self.headers.get("Authorization"))
                 fault = server.faults.get(path)
                 if fault and fault.status:
                     self.send_response(fault.status)
@@ -72,7 +77,11 @@ class MirrorServer:
                     self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
                 else:
                     self.send_response(200)
-                self.send_header("Content-Length", str(end - start + 1))
+                if fault and fault.no_length:
+                    self.send_header("Connection", "close")
+                    self.close_connection = True
+                else:
+                    self.send_header("Content-Length", str(end - start + 1))
                 self.send_header("Accept-Ranges", "bytes")
                 self.send_header("Content-Type", "application/octet-stream")
                 self.end_headers()
@@ -98,9 +107,15 @@ class MirrorServer:
                 if fault and fault.cut_after is not None:
                     self.close_connection = True
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
 
     @property
     def url(self) -> str:

@@ -1,0 +1,268 @@
+"""``longbench-suite check``: verify built configs against what every benchmark promises.
+
+The requested configs are built first if needed (the same options as ``build``), then their splits are
+read back in batches and checked against their task's declarations:
+
+* **sizes** — each split has the size :meth:`Task.expected_sizes` fixes (a missing split is a violation);
+* **empty** — no value of :attr:`Task.nonempty_columns` is empty (``""``, whitespace only, ``[]``);
+* **budget** — every ``input`` fits :meth:`Task.budget_rule` under the config's tokenizer, special
+  tokens included (no tokenizer is loaded for a config without a budget);
+* **leakage** — no ``dev`` row shares a key of :meth:`Task.leakage_keys` (``query_id``, the normalised
+  question, and whatever else the task adds) with an ``eval`` row of the same task, at any of the
+  checked lengths: give every length of a task (or its benchmark) to check across all of them.
+
+Every violation names the config, the split, and the rows or keys at fault.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from . import api, registry
+from .errors import UnknownNameError
+from .stats import format_table
+from .task import InputBudget, Task
+
+#: rows (or keys) named in one violation before the rest are only counted
+EXAMPLES = 5
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: str  # "sizes", "empty", "budget" or "leakage"
+    where: str  # "helmet/nq_8k eval", or "helmet/nq" for leakage across lengths
+    message: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.where}: {self.message}"
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    config: str
+    split: str
+    rows: int
+    expected: int | None
+    budget: InputBudget | None
+    max_tokens: int | None
+
+
+@dataclass
+class CheckReport:
+    splits: list[SplitResult] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def format(self) -> str:
+        table = format_table(
+            ("config", "split", "rows", "expected", "budget", "max tokens"),
+            (
+                (
+                    s.config,
+                    s.split,
+                    s.rows,
+                    "-" if s.expected is None else s.expected,
+                    _budget_text(s.budget),
+                    "-" if s.max_tokens is None else s.max_tokens,
+                )
+                for s in self.splits
+            ),
+        )
+        configs = len({s.config for s in self.splits})
+        if self.ok:
+            return f"{table}\n\ncheck: OK — {configs} configs, {len(self.splits)} splits, no violations"
+        count = f"{len(self.violations)} violation{'s' if len(self.violations) > 1 else ''}"
+        lines = [table, "", f"{count}:"]
+        lines += [f"  {v}" for v in self.violations]
+        lines.append(f"\ncheck: FAILED — {count} in {configs} configs")
+        return "\n".join(lines)
+
+
+def _budget_text(budget: InputBudget | None) -> str:
+    if budget is None:
+        return "-"
+    return f"{budget.tokens}" + (f" (+{budget.tolerance})" if budget.tolerance else "")
+
+
+def _examples(items: Sequence[str]) -> str:
+    shown = ", ".join(items[:EXAMPLES])
+    return shown + (f" and {len(items) - EXAMPLES} more" if len(items) > EXAMPLES else "")
+
+
+def is_empty(value: object) -> bool:
+    """``None``, a blank string, or a list with nothing but blank strings in it (``[]``, ``[""]``)."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, list | tuple):
+        return all(is_empty(v) for v in value)
+    return False
+
+
+def check_sizes(where: str, expected: Mapping[str, int], actual: Mapping[str, int]) -> list[Violation]:
+    """Each split the specs size against the built split."""
+    found = []
+    for split, size in expected.items():
+        if split not in actual:
+            found.append(Violation("sizes", f"{where} {split}", f"missing; the spec fixes {size} rows"))
+        elif actual[split] != size:
+            found.append(
+                Violation("sizes", f"{where} {split}", f"{actual[split]} rows; the spec fixes {size}")
+            )
+    return found
+
+
+class LeakageKeys:
+    """The keys of one task's rows, by kind, key and split, collected across its lengths."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[str, dict[str, set[str]]]] = defaultdict(
+            lambda: defaultdict(lambda: {"dev": set(), "eval": set()})
+        )
+
+    def add(self, keys: Mapping[str, str], split: str, config: str) -> None:
+        if split not in ("dev", "eval"):
+            return
+        for kind, key in keys.items():
+            self._seen[kind][key][split].add(config)
+
+    def violations(self, where: str) -> list[Violation]:
+        found = []
+        for kind, keys in self._seen.items():
+            shared = [
+                f"{key!r:.80} (dev {', '.join(sorted(s['dev']))}; eval {', '.join(sorted(s['eval']))})"
+                for key, s in keys.items()
+                if s["dev"] and s["eval"]
+            ]
+            if shared:
+                message = f"{len(shared)} {kind} values are in both dev and eval: {_examples(shared)}"
+                found.append(Violation("leakage", where, message))
+        return found
+
+
+def check_split(
+    config: str,
+    split: str,
+    dataset,
+    task: Task,
+    budget: InputBudget | None,
+    counter,
+    leakage: LeakageKeys,
+    expected: int | None = None,
+    batch_size: int = 64,
+) -> tuple[SplitResult, list[Violation]]:
+    """Read one built split in batches: empty values, inputs over budget, leakage keys."""
+    where = f"{config} {split}"
+    columns = set(dataset.column_names)
+    nonempty = [c for c in task.nonempty_columns if c in columns]
+    keyed = [c for c in task.leakage_columns if c in columns]
+    wanted = sorted({*nonempty, *keyed, *(["input"] if budget else [])})
+    empty: dict[str, list[str]] = defaultdict(list)
+    over: list[str] = []
+    max_tokens = None
+    row = 0
+    for batch in dataset.select_columns(wanted).iter(batch_size=batch_size):
+        n = len(batch[wanted[0]])
+        for name in nonempty:
+            empty[name] += [str(row + i) for i, v in enumerate(batch[name]) if is_empty(v)]
+        for i in range(n):
+            leakage.add(task.leakage_keys({c: batch[c][i] for c in keyed}), split, config.split("/", 1)[1])
+        if budget:
+            counts = counter.count_batch(batch["input"])
+            max_tokens = max([*counts, max_tokens or 0])
+            over += [f"row {row + i} ({c})" for i, c in enumerate(counts) if c > budget.limit]
+        row += n
+    found = [
+        Violation("empty", where, f"{len(rows)} of {row} rows have an empty {name!r}: rows {_examples(rows)}")
+        for name, rows in empty.items()
+        if rows
+    ]
+    if over:
+        limit = f"{budget.tokens} tokens" + (f" + {budget.tolerance} tolerance" if budget.tolerance else "")
+        found.append(
+            Violation(
+                "budget",
+                where,
+                f"{len(over)} of {row} inputs exceed {limit} ({budget.rule}) under {counter.name}: "
+                f"{_examples(over)}",
+            )
+        )
+    return SplitResult(config, split, row, expected, budget, max_tokens), found
+
+
+def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
+    """Build (or reuse) every config, then check it; leakage is checked per task across the configs."""
+    builders = list(builders)
+    api.prepare(builders)
+    report = CheckReport()
+    leakage: dict[str, LeakageKeys] = defaultdict(LeakageKeys)
+    for builder in builders:
+        task, length = builder.config.task, builder.config.length
+        qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
+        splits = api.prepared(builder, None)
+        expected = task.expected_sizes(length)
+        report.violations += check_sizes(qualified, expected, {s: len(d) for s, d in splits.items()})
+        budget = task.budget_rule(length, builder.config.max_input_tokens)
+        counter = builder.tokenizer if budget else None
+        # Read as few rows at a time as the benchmark writes (LV-Eval's 256k rows are MBs each).
+        rows_per_batch = min(batch_size, builder.BENCHMARK.writer_batch_size or batch_size)
+        for split, dataset in splits.items():
+            result, found = check_split(
+                qualified,
+                split,
+                dataset,
+                task,
+                budget,
+                counter,
+                leakage[f"{builder.BENCHMARK.name}/{task.name}"],
+                expected=expected.get(split),
+                batch_size=rows_per_batch,
+            )
+            report.splits.append(result)
+            report.violations += found
+    for where, keys in leakage.items():
+        report.violations += keys.violations(where)
+    return report
+
+
+def expand_targets(targets: Sequence[str]) -> list[str]:
+    """Qualified config names of benchmarks, tasks (every length) and configs; none means everything."""
+    if not targets:
+        return registry.list_configs()
+    names: list[str] = []
+    for target in targets:
+        for name in _expand(target):
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def _expand(target: str) -> list[str]:
+    if target in registry.benchmark_names():
+        return registry.list_configs(target)
+    try:
+        return ["/".join(registry.resolve(target))]
+    except UnknownNameError as unknown:
+        bench_name, _, task_name = target.rpartition("/")
+        owners = [bench_name] if bench_name else registry.benchmark_names()
+        matches = [
+            f"{b}/{task.config_name(length)}"
+            for b in owners
+            if b in registry.benchmark_names()
+            for task in registry.benchmark(b).tasks
+            if task.name == task_name
+            for length in task.lengths
+        ]
+        if not matches:
+            raise unknown from None
+        if len({m.split("/")[0] for m in matches}) > 1:
+            raise UnknownNameError(
+                f"task name {task_name!r} is ambiguous; qualify it as BENCHMARK/{task_name}"
+            ) from None
+        return matches

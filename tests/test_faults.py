@@ -1,0 +1,566 @@
+"""The fault matrix: every way a build meets bad sources or bad options, for each merged benchmark.
+
+Each case breaks one thing and builds over a loopback HTTP mirror of the DEMO samples (so downloads go
+through the ``datasets`` download cache, as for real users): HELMET's ``data.tar.gz``, LV-Eval's zips,
+Ada-LEval's plain JSON over ``http://``. Every case asserts
+
+1. a :class:`SuiteError` whose one-line message names what is at fault (file, member, line, field,
+   config, URL with its HTTP status);
+2. no cache entry a later build would trust — no finished Arrow build, no download or archive-member
+   copy whose bytes differ from a good source (``tests/support/cache_audit.py``);
+3. once the fault is removed, a rebuild *into the same cache* succeeds and gives exactly the rows of a
+   clean build.
+
+A build killed while it writes (Arrow files, archive members, a download) is the last test here.
+Related cases live next to the code they test and are not repeated: local-mirror corrupt archives
+(``test_sources.py::test_corrupt_and_truncated_archives``), a missing member in ``data_dir``
+(``test_api_cli.py::test_failed_build_leaves_no_cache_and_rerun_succeeds``), malformed records of each
+benchmark's own layout (``test_lveval.py``, ``test_adaleval.py``, ``test_records.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import datasets
+import pytest
+from longbench_suite.builders.helmet.common import ARCHIVE as HELMET_ARCHIVE
+from longbench_suite.builders.lveval import common as lveval_common
+
+from longbench_suite import load_dataset, tokenizers
+from longbench_suite.errors import (
+    DataFormatError,
+    InvalidTextError,
+    MissingDependencyError,
+    SourceError,
+    SplitUnavailableError,
+    SuiteError,
+    TokenizerLoadError,
+    UnknownNameError,
+)
+from longbench_suite.sources import mirrored
+from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
+from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
+from tests.support.cache_audit import good_digests, trusted_leftovers
+from tests.support.http_mirror import Fault, MirrorServer
+
+HELMET = "helmet/hotpotqa_8k"
+LVEVAL = "lveval/factrecall_en_16k"
+LVEVAL_SHA = "lveval/hotpotwikiqa_mixup_16k"  # its zip has a published sha256
+ADA = "adaleval/bestanswer_1k"
+
+TAR = HELMET_ARCHIVE.url
+TAR_MEMBER = "data/kilt/hotpotqa-dev-multikilt_1000_k50_dep3.jsonl"
+ZIP = lveval_common.archive("factrecall_en").url
+ZIP_MEMBER = "factrecall_en/factrecall_en_16k.jsonl"
+SHA_ZIP = lveval_common.archive("hotpotwikiqa_mixup").url
+JSON = "http://opencompass.openxlab.space/utils/AdaLEval/stackselect_1k.json"
+
+# How the failing URL shows in messages: the loopback mirror's address, then the upstream host and path.
+SERVED = r"http://127\.0\.0\.1:\d+/"
+TAR_AT = SERVED + r"huggingface\.co/datasets/princeton-nlp/HELMET/resolve/main/data\.tar\.gz"
+ZIP_AT = SERVED + r"huggingface\.co/datasets/Infinigence/LVEval/resolve/[0-9a-f]{40}/factrecall_en\.zip"
+JSON_AT = SERVED + r"opencompass\.openxlab\.space/utils/AdaLEval/stackselect_1k\.json"
+TAR_NAME = re.escape(TAR)
+ZIP_NAME = re.escape(ZIP)
+JSON_NAME = re.escape(JSON)
+
+
+class Broken:
+    """A served copy of the sample mirror plus the request; faults change either, ``repair`` undoes them."""
+
+    def __init__(
+        self, pristine: str, root: str, config: str, tokenizer: str | None, lasting: pytest.MonkeyPatch
+    ) -> None:
+        self.pristine, self.mirror = pristine, os.path.join(root, "mirror")
+        self.lasting = lasting  # patches that outlive the repair (until the test ends)
+        self.repairs: list[Callable[[], None]] = []
+        shutil.copytree(pristine, self.mirror)
+        self.server = MirrorServer(self.mirror).__enter__()
+        self.patch = pytest.MonkeyPatch()
+        self.default = {"path": config.split("/")[0], "name": config.split("/")[1], "tokenizer": tokenizer}
+        self.request = dict(self.default)
+        self.base_url: str | None = None  # None: the running server's
+
+    # -- faults -----------------------------------------------------------------------------------
+
+    def rewrite(self, url: str, change: Callable[[bytes], bytes]) -> None:
+        path = mirrored(url, self.mirror)
+        with open(path, "rb") as f:
+            data = f.read()
+        with open(path, "wb") as f:
+            f.write(change(data))
+
+    def edit_member(self, url: str, member: str, change: Callable[[bytes], bytes | None]) -> None:
+        """Rewrite an archive with one member changed (``None`` drops it)."""
+
+        def rebuild(data: bytes) -> bytes:
+            members = read_members(data)
+            new = change(members.pop(member))
+            if new is not None:
+                members[member] = new
+            return zip_bytes(members) if url.endswith(".zip") else tar_gz_bytes(members)
+
+        self.rewrite(url, rebuild)
+
+    def serve(self, url: str, **fault) -> None:
+        self.server.faults[mirrored(url, "").lstrip("/")] = Fault(**fault)
+
+    def refuse_connections(self) -> None:
+        port = self.server.port
+        self.server.__exit__(None, None, None)
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    # -- builds -----------------------------------------------------------------------------------
+
+    def build(self, cache: str, streaming: bool = False):
+        options = dict(self.request)
+        path, name, split = options.pop("path"), options.pop("name"), options.pop("split", None)
+        mirror = self.base_url or self.server.url
+        if streaming:
+            rows = load_dataset(
+                path, name, split="eval", streaming=True, mirror=mirror, cache_dir=cache, **options
+            )
+            return {"eval": list(rows)}
+        built = load_dataset(path, name, split=split, mirror=mirror, cache_dir=cache, **options)
+        return {s: d.to_list() for s, d in built.items()}
+
+    def repair(self) -> None:
+        self.patch.undo()
+        self.server.faults.clear()
+        shutil.rmtree(self.mirror)
+        shutil.copytree(self.pristine, self.mirror)
+        self.request = dict(self.default)
+        for repair in self.repairs:
+            repair()
+        if self.base_url:  # back on the same port, so the rebuild asks for the same URLs
+            self.server = MirrorServer(self.mirror, port=int(self.base_url.rsplit(":", 1)[1])).__enter__()
+            self.base_url = None
+
+    def close(self) -> None:
+        self.patch.undo()
+        if not self.base_url:
+            self.server.__exit__(None, None, None)
+
+
+@dataclass(frozen=True)
+class Case:
+    config: str
+    fault: Callable[[Broken], None]
+    error: type[SuiteError]
+    names: str  # what the one-line message must say (a regex)
+    streaming: bool = False  # break a streamed read instead of a prepared build
+
+
+def _unparseable_tokenizer(b: Broken) -> None:
+    path = os.path.join(os.path.dirname(b.mirror), "tok", "tokenizer.json")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write('{"version": "1.0", "model": ')
+    b.request["tokenizer"] = path
+
+
+def _published_digest_mismatch(b: Broken) -> None:
+    # The fixture zip cannot match the published digest. Repaired as a good zip would be: the expected
+    # digest becomes the served file's own.
+    b.default["name"] = b.request["name"] = LVEVAL_SHA.split("/")[1]
+    with open(mirrored(SHA_ZIP, b.pristine), "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    b.repairs.append(lambda: b.lasting.setitem(lveval_common.ARCHIVE_SHA256, "hotpotwikiqa_mixup", digest))
+
+
+def _without_tiktoken(b: Broken) -> None:
+    b.patch.setitem(sys.modules, "tiktoken", None)
+    tokenizers._load_named.cache_clear()
+
+
+def _without_aiohttp(b: Broken) -> None:
+    registry = sys.modules["fsspec.registry"]._registry  # fsspec's loaded implementations
+    for protocol in ("http", "https"):
+        if protocol in registry:
+            b.patch.delitem(registry, protocol)
+    b.patch.setitem(sys.modules, "fsspec.implementations.http", None)
+    b.patch.setitem(sys.modules, "aiohttp", None)
+
+
+def _lone_surrogate_line(data: bytes) -> bytes:
+    record = json.loads(data.split(b"\n")[0])
+    record["context"] = "before \\ud800 after"  # written below as the JSON escape \ud800
+    line = json.dumps(record).replace("\\\\ud800", "\\ud800").encode()
+    return replace_line(data, 1, line)
+
+
+def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: int) -> dict[str, Case]:
+    """What a mirror's transport can do to one source: an HTTP error, no server, a body cut short."""
+    return {
+        f"{prefix}-404": Case(
+            config, lambda b: b.serve(url, status=404), SourceError, rf"{served_at}: .*HTTP 404"
+        ),
+        f"{prefix}-500": Case(
+            config, lambda b: b.serve(url, status=500), SourceError, rf"{served_at}: .*HTTP 500"
+        ),
+        f"{prefix}-connection-refused": Case(
+            config, Broken.refuse_connections, SourceError, rf"cannot download {served_at}: .*Connect"
+        ),
+        f"{prefix}-cut-off": Case(
+            config,
+            lambda b: b.serve(url, cut_after=cut_after),
+            SourceError,
+            rf"cannot download {served_at}: .*not completed",
+        ),
+    }
+
+
+CASES = {
+    **_http_faults("tar", HELMET, TAR, TAR_AT, 100_000),
+    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT, 1000),
+    **_http_faults("json", ADA, JSON, JSON_AT, 2000),
+    # -- HELMET: data.tar.gz over http ------------------------------------------------------------
+    "tar-truncated": Case(
+        HELMET,
+        lambda b: b.rewrite(TAR, lambda d: d[: len(d) // 2]),
+        SourceError,
+        rf"archive {TAR_NAME} is corrupt or truncated",
+    ),
+    "tar-corrupt": Case(
+        HELMET,
+        lambda b: b.rewrite(TAR, lambda d: flip_bytes(d, 0.3)),
+        SourceError,
+        rf"archive {TAR_NAME} is corrupt or truncated",
+    ),
+    "tar-malformed-json-line": Case(
+        HELMET,
+        lambda b: b.edit_member(TAR, TAR_MEMBER, lambda d: replace_line(d, 7, b'{"question": "who')),
+        DataFormatError,
+        rf"{re.escape(TAR_MEMBER)} in {TAR_NAME}, line 7: malformed JSON",
+    ),
+    "tar-member-missing": Case(
+        HELMET,
+        lambda b: b.edit_member(TAR, TAR_MEMBER, lambda d: None),
+        SourceError,
+        rf"archive {TAR_NAME} has no member {re.escape(TAR_MEMBER)}",
+    ),
+    "tar-cut-off-without-length": Case(
+        HELMET,
+        lambda b: b.serve(TAR, cut_after=100_000, no_length=True),
+        SourceError,
+        rf"archive {TAR_NAME} is corrupt or truncated",
+    ),
+    "tar-404-streamed": Case(
+        HELMET,
+        lambda b: b.serve(TAR, status=404),
+        SourceError,
+        rf"cannot read data/kilt/\S+ in {TAR_NAME}: .*HTTP 404",
+        streaming=True,
+    ),
+    "tar-cut-off-streamed": Case(
+        HELMET,
+        lambda b: b.serve(TAR, cut_after=100_000),
+        SourceError,
+        rf"cannot read data/kilt/\S+ in {TAR_NAME}: ConnectionError",
+        streaming=True,
+    ),
+    "tokenizer-unparseable": Case(
+        HELMET,
+        _unparseable_tokenizer,
+        TokenizerLoadError,
+        r"cannot load tokenizer '\S+/tok/tokenizer\.json' from \S+/tok/tokenizer\.json",
+    ),
+    # -- LV-Eval: per-dataset zips over http ------------------------------------------------------
+    "zip-truncated": Case(
+        LVEVAL,
+        lambda b: b.rewrite(ZIP, lambda d: d[: len(d) // 2]),
+        SourceError,
+        rf"archive {ZIP_NAME} is corrupt or truncated",
+    ),
+    "zip-corrupt": Case(
+        LVEVAL,
+        lambda b: b.rewrite(ZIP, lambda d: flip_bytes(d, 0.1, 16)),
+        SourceError,
+        rf"archive {ZIP_NAME} is corrupt",
+    ),
+    "zip-corrupt-found-while-reading": Case(
+        # Zips above a size are not CRC-checked up front; the member's CRC fails as it is read.
+        LVEVAL,
+        lambda b: (
+            b.patch.setattr("longbench_suite.archives.CRC_PRECHECK_MAX_BYTES", 0),
+            b.rewrite(ZIP, lambda d: flip_member_bytes(d, ZIP_MEMBER)),
+        ),
+        SourceError,
+        rf"archive {re.escape(ZIP_MEMBER)} in {ZIP_NAME} is corrupt or truncated",
+    ),
+    "zip-malformed-json-line": Case(
+        LVEVAL,
+        lambda b: b.edit_member(ZIP, ZIP_MEMBER, lambda d: replace_line(d, 2, b'{"input": ')),
+        DataFormatError,
+        rf"{re.escape(ZIP_MEMBER)} in {ZIP_NAME}, line 2: malformed JSON",
+    ),
+    "zip-lone-surrogate": Case(
+        LVEVAL,
+        lambda b: b.edit_member(ZIP, ZIP_MEMBER, _lone_surrogate_line),
+        InvalidTextError,
+        rf"{re.escape(ZIP_MEMBER)} in {ZIP_NAME}, line 1: field 'context' holds a lone surrogate '\\ud800'",
+    ),
+    "zip-member-missing": Case(
+        LVEVAL,
+        lambda b: b.edit_member(ZIP, ZIP_MEMBER, lambda d: None),
+        SourceError,
+        rf"archive {ZIP_NAME} has no member {re.escape(ZIP_MEMBER)} or factrecall_en_16k\.jsonl",
+    ),
+    "zip-sha256-mismatch": Case(
+        LVEVAL_SHA,
+        _published_digest_mismatch,
+        SourceError,
+        r"sha256 mismatch for " + SERVED + r"\S+/hotpotwikiqa_mixup\.zip: expected e274aac2\w+, got \w+ "
+        r"\(the download was removed from the cache\)",
+    ),
+    "zip-404-streamed": Case(
+        LVEVAL,
+        lambda b: b.serve(ZIP, status=404),
+        SourceError,
+        rf"cannot read {re.escape(ZIP_MEMBER)} in {ZIP_NAME}: .*HTTP 404",
+        streaming=True,
+    ),
+    "default-tokenizer-gated-offline": Case(
+        LVEVAL,
+        lambda b: b.request.update(max_input_tokens=500, tokenizer=None),
+        TokenizerLoadError,
+        r"cannot load tokenizer 'meta-llama/Llama-2-7b-hf' .*gated repo.*HF_TOKEN",
+    ),
+    "no-aiohttp": Case(
+        LVEVAL, _without_aiohttp, MissingDependencyError, r"cannot download \S+factrecall_en\.zip: .*aiohttp"
+    ),
+    # -- Ada-LEval: one JSON array over plain http ------------------------------------------------
+    "json-malformed": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: d.replace(b'"answer": "A', b'"answer": A', 1)),
+        DataFormatError,
+        rf"{JSON_NAME}, line \d+: malformed JSON",
+    ),
+    "json-truncated": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}"),
+        DataFormatError,
+        rf"{JSON_NAME}, line \d+: the file ends inside the JSON array \(truncated\?\)",
+    ),
+    "json-field-missing": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: d.replace(b'"tags"', b'"tag"', 4)),
+        DataFormatError,
+        rf"{JSON_NAME}, row 0: the record has no field 'tags'",
+    ),
+    "json-lone-surrogate": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: d.replace(b'"question": "\\n', b'"question": "\\udc00\\n', 1)),
+        InvalidTextError,
+        rf"{JSON_NAME}, line 2, element 0: field 'question' holds a lone surrogate '\\udc00' at character 0",
+    ),
+    "json-cut-off-without-length": Case(
+        ADA,
+        lambda b: b.serve(JSON, cut_after=2000, no_length=True),
+        DataFormatError,
+        rf"{JSON_NAME}, line \d+: malformed JSON .*; the file ends inside the JSON array \(truncated\?\)",
+    ),
+    "json-cut-off-streamed": Case(
+        ADA,
+        lambda b: b.serve(JSON, cut_after=2000),
+        SourceError,
+        rf"cannot read {JSON_NAME}: ConnectionError",
+        streaming=True,
+    ),
+    "no-tiktoken": Case(
+        ADA,
+        _without_tiktoken,
+        MissingDependencyError,
+        r"cannot load tokenizer 'cl100k_base': .*need the tiktoken package, which is not installed: "
+        r"pip install tiktoken",
+    ),
+    # -- names --------------------------------------------------------------------------------
+    "unknown-config": Case(
+        HELMET,
+        lambda b: b.request.update(name="hotpotqa_9k"),
+        UnknownNameError,
+        r"unknown config of helmet 'hotpotqa_9k'; did you mean hotpotqa_8k",
+    ),
+    "unknown-split": Case(
+        LVEVAL,
+        lambda b: b.request.update(split="test"),
+        UnknownNameError,
+        r"unknown split 'test' for lveval/factrecall_en_16k; the splits are dev, eval",
+    ),
+    "unavailable-split": Case(
+        LVEVAL,
+        lambda b: b.request.update(split="dev"),
+        SplitUnavailableError,
+        r"LV-Eval publishes evaluation data only .* factrecall_en_16k has no 'dev' split",
+    ),
+    "unknown-benchmark": Case(
+        ADA,
+        lambda b: b.request.update(path="adaleva"),
+        UnknownNameError,
+        r"unknown benchmark 'adaleva'; did you mean adaleval\b",
+    ),
+    "unknown-qualified-benchmark": Case(
+        ADA,
+        lambda b: b.request.update(path="longbench_suite", name="adaleva/bestanswer_1k"),
+        UnknownNameError,
+        r"unknown benchmark 'adaleva'; did you mean adaleval\b",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def pristine(demo_mirror, tmp_path_factory) -> tuple[str, set[str]]:
+    """The DEMO samples, with HELMET's archive cut down to the HotpotQA files (rewritten quickly)."""
+    root = str(tmp_path_factory.mktemp("pristine"))
+    shutil.copytree(demo_mirror, root, dirs_exist_ok=True)
+    with open(mirrored(TAR, root), "rb") as f:
+        members = read_members(f.read())
+    kept = {name: data for name, data in members.items() if "/hotpotqa-" in name}
+    with open(mirrored(TAR, root), "wb") as f:
+        f.write(tar_gz_bytes(kept))
+    return root, good_digests(root)
+
+
+@pytest.fixture(scope="module")
+def clean_rows(pristine, tiny_tokenizer, tmp_path_factory):
+    """Rows of a clean build of a config from the local sample mirror (computed once per config)."""
+    built: dict[str, dict] = {}
+
+    def rows(config: str) -> dict:
+        if config not in built:
+            bench, name = config.split("/")
+            cache = str(tmp_path_factory.mktemp("clean"))
+            tokenizer = tiny_tokenizer if bench == "helmet" else None
+            result = load_dataset(bench, name, mirror=pristine[0], tokenizer=tokenizer, cache_dir=cache)
+            built[config] = {s: d.to_list() for s, d in result.items()}
+        return built[config]
+
+    return rows
+
+
+@pytest.fixture
+def quick_retries(monkeypatch):
+    # datasets retries a dropped streaming read 20 times, 5 s apart: once, at once, here.
+    for name, value in (
+        ("STREAMING_READ_MAX_RETRIES", 1),
+        ("STREAMING_READ_RETRY_INTERVAL", 0),
+        ("STREAMING_OPEN_MAX_RETRIES", 1),
+        ("STREAMING_OPEN_RETRY_INTERVAL", 0),
+    ):
+        monkeypatch.setattr(datasets.config, name, value)
+
+
+@pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
+def test_fault(case, pristine, clean_rows, tiny_tokenizer, cl100k, quick_retries, tmp_path, monkeypatch):
+    mirror, good = pristine
+    tokenizer = tiny_tokenizer if case.config.startswith("helmet/") else None
+    broken = Broken(mirror, str(tmp_path), case.config, tokenizer, monkeypatch)
+    cache = str(tmp_path / "cache")
+    try:
+        case.fault(broken)
+        with pytest.raises(case.error) as raised:
+            broken.build(cache, streaming=case.streaming)
+        message = str(raised.value)
+        assert "\n" not in message and re.search(case.names, message), message
+        assert trusted_leftovers(cache, good) == []
+        if case.streaming:
+            assert not os.path.exists(os.path.join(cache, "downloads")), "streaming downloaded something"
+
+        broken.repair()
+        rebuilt = broken.build(cache)
+        config = f"{broken.request['path']}/{broken.request['name']}"
+        assert rebuilt == clean_rows(config)
+    finally:
+        broken.close()
+
+
+# -- a build killed midway ----------------------------------------------------------------------------
+
+# The child builds one config and, at the chosen moment, writes a marker file and sleeps until killed.
+CHILD = textwrap.dedent(
+    """
+    import os, sys, time
+    import datasets.arrow_writer, datasets.utils.file_utils, shutil
+    from longbench_suite import load_dataset
+
+    bench, name, mirror, tokenizer, cache, phase, marker = sys.argv[1:]
+
+    def stall():
+        open(marker, "w").close()
+        time.sleep(600)
+
+    if phase == "arrow":  # after the first batch of rows reached the Arrow file
+        write = datasets.arrow_writer.ArrowWriter.write_examples_on_file
+        def write_then_stall(self):
+            write(self)
+            stall()
+        datasets.arrow_writer.ArrowWriter.write_examples_on_file = write_then_stall
+    elif phase == "members":  # halfway through copying a tar member into the member cache
+        copy = shutil.copyfileobj
+        def copy_half(source, out, length=0):
+            if ".part-" not in getattr(out, "name", ""):
+                return copy(source, out, length)
+            out.write(source.read(1000))
+            out.flush()
+            stall()
+        shutil.copyfileobj = copy_half
+    elif phase == "download":  # halfway through a download
+        def get_half(url, temp_file, **kwargs):
+            temp_file.write(b"[\\n {")
+            temp_file.flush()
+            stall()
+        datasets.utils.file_utils.fsspec_get = get_half
+    load_dataset(bench, name, mirror=mirror, tokenizer=tokenizer or None, cache_dir=cache)
+    """
+)
+
+KILLS = {
+    "helmet-arrow": (HELMET, "arrow"),
+    "helmet-members": (HELMET, "members"),
+    "lveval-arrow": (LVEVAL, "arrow"),
+    "adaleval-arrow": (ADA, "arrow"),
+    "adaleval-download": (ADA, "download"),
+}
+
+
+def test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts(
+    pristine, clean_rows, tiny_tokenizer, cl100k, tmp_path
+):
+    mirror, good = pristine
+    with MirrorServer(mirror) as server:
+        children = {}
+        for label, (config, phase) in KILLS.items():
+            bench, name = config.split("/")
+            tokenizer = tiny_tokenizer if bench == "helmet" else ""
+            cache, marker = str(tmp_path / label), str(tmp_path / f"{label}.marker")
+            argv = [sys.executable, "-c", CHILD, bench, name, server.url, tokenizer, cache, phase, marker]
+            children[label] = (subprocess.Popen(argv, stderr=subprocess.PIPE), cache, marker, config)
+        deadline = time.monotonic() + 120
+        for label, (child, _cache, marker, _config) in children.items():
+            while not os.path.exists(marker):
+                assert child.poll() is None, (
+                    f"{label}: the build ended before the kill: {child.stderr.read()}"
+                )
+                assert time.monotonic() < deadline, f"{label}: never reached the point to kill it at"
+                time.sleep(0.05)
+            child.send_signal(signal.SIGKILL)
+            child.wait()
+            child.stderr.close()
+        for label, (_child, cache, _marker, config) in children.items():
+            assert trusted_leftovers(cache, good) == [], label
+            bench, name = config.split("/")
+            tokenizer = tiny_tokenizer if bench == "helmet" else None
+            rebuilt = load_dataset(bench, name, mirror=server.url, tokenizer=tokenizer, cache_dir=cache)
+            assert {s: d.to_list() for s, d in rebuilt.items()} == clean_rows(config), label
