@@ -26,8 +26,9 @@ def _samples(bench: str):
 
 
 def offline_options(cache_dir: str | None = None) -> dict:
-    """``mirror``/``tokenizer``/``cache_dir`` options that build every config offline from sample
-    data (written, with the demo tokenizer, into the cache directory), for examples and trials."""
+    """``mirror``/``tokenizer``/``pretruncation_tokenizer``/``cache_dir`` options that build every config
+    offline from sample data (written, with the demo tokenizer, into the cache directory), for examples
+    and trials."""
     from .synthetic import train_demo_tokenizer
 
     root = demo_root(cache_dir)
@@ -35,7 +36,12 @@ def offline_options(cache_dir: str | None = None) -> dict:
     for bench in registry.benchmark_names():
         _samples(bench).write_samples(mirror)
     tokenizer = train_demo_tokenizer(os.path.join(root, "tokenizer"))
-    return {"mirror": mirror, "tokenizer": tokenizer, "cache_dir": cache_dir}
+    return {
+        "mirror": mirror,
+        "tokenizer": tokenizer,
+        "pretruncation_tokenizer": tokenizer,
+        "cache_dir": cache_dir,
+    }
 
 
 def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:

@@ -47,7 +47,8 @@ CHILD = textwrap.dedent(
         samples = importlib.import_module(registry.BENCHMARK_MODULES[bench] + ".samples")
         for config in samples.DEMO_CONFIGS:
             for split, dataset in load_dataset(
-                bench, config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache
+                bench, config, mirror=mirror, tokenizer=tokenizer, pretruncation_tokenizer=tokenizer,
+                cache_dir=cache,
             ).items():
                 dataset.to_parquet(os.path.join(out, f"{bench}-{config}-{split}.parquet"))
     """
@@ -77,7 +78,7 @@ def test_builds_are_byte_identical_across_caches_directories_and_processes(
     (tmp_path / "here").mkdir()
     (tmp_path / "there").mkdir()
     for config in _demo_configs(bench):
-        options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer)
+        options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, pretruncation_tokenizer=tiny_tokenizer)
         monkeypatch.chdir(tmp_path / "here")
         first = _parquet(bench, config, tmp_path, cache_dir=str(tmp_path / "a"), **options)
         monkeypatch.chdir(tmp_path / "there")
@@ -91,7 +92,12 @@ def test_builds_are_byte_identical_across_caches_directories_and_processes(
 @pytest.mark.parametrize("bench", BENCHMARKS)
 def test_streamed_rows_equal_prepared_rows(bench, demo_mirror, tiny_tokenizer, tmp_path):
     for config in _demo_configs(bench):
-        options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"))
+        options = dict(
+            mirror=demo_mirror,
+            tokenizer=tiny_tokenizer,
+            pretruncation_tokenizer=tiny_tokenizer,
+            cache_dir=str(tmp_path / "c"),
+        )
         prepared = load_dataset(bench, config, **options)
         for split, dataset in prepared.items():
             streamed = load_dataset(bench, config, split=split, streaming=True, **options)

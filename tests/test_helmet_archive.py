@@ -63,6 +63,8 @@ def _extracted(cache: str) -> set[str]:
     for directory, _, files in os.walk(root):
         for name in files:
             path = os.path.relpath(os.path.join(directory, name), root)
+            if os.sep not in path:  # a marker beside the archive's folder, not a member
+                continue
             found.add(path.split(os.sep, 1)[1].replace(os.sep, "/"))  # drop the archive key
     return found
 

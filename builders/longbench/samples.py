@@ -30,9 +30,15 @@ class Scale:
     pool: tuple[str, ...] = ("short", "short", "short", "medium", "short", "medium", "long")
     longbench: tuple[int, ...] = (0, 1, 2, 3)  # pool indices in the LongBench file, in file order
     longbench_e: tuple[int, ...] = (4, 1, 5, 3, 6)  # and in the LongBench-E file
+    #: ``True``: each file holds as many rows as the published one (LongBench's ``task.md``), the pool
+    #: repeated as needed, with ``shared`` rows in both files; the index tuples above are then unused
+    published_sizes: bool = False
+    shared: int = 10
 
 
 DEMO = Scale()
+#: The published row counts, for checks of the specs' sizes (``longbench-suite check``).
+FULL = Scale(published_sizes=True)
 DEMO_CONFIGS = ("qasper_4k", "hotpotqa_e_8k", "lsht_full")
 
 ZH_WORDS = (  # noqa: SIM905
@@ -217,13 +223,21 @@ def archive_members(scale: Scale = DEMO) -> dict[str, bytes]:
     """``data/<config>.jsonl`` for all 34 configs."""
     sizes = {"short": scale.short, "medium": scale.medium, "long": scale.long}
     members: dict[str, bytes] = {}
+    by_name = {task.name: task for task in TASKS}
     for task in TASKS:
         if task.name != task.base:
             continue
-        pool = [record(task.base, task.language, i, sizes[kind]) for i, kind in enumerate(scale.pool)]
-        members[f"data/{task.name}.jsonl"] = jsonl_bytes(pool[i] for i in scale.longbench)
+        if scale.published_sizes:
+            n, m = task.eval_rows, by_name[task.sibling].eval_rows if task.sibling else 0
+            shared = min(scale.shared, n, m)
+            kinds = [scale.pool[i % len(scale.pool)] for i in range(n + m - shared)]
+            in_longbench, in_longbench_e = range(n), range(n - shared, n + m - shared)
+        else:
+            kinds, in_longbench, in_longbench_e = list(scale.pool), scale.longbench, scale.longbench_e
+        pool = [record(task.base, task.language, i, sizes[kind]) for i, kind in enumerate(kinds)]
+        members[f"data/{task.name}.jsonl"] = jsonl_bytes(pool[i] for i in in_longbench)
         if task.sibling:
-            members[f"data/{task.sibling}.jsonl"] = jsonl_bytes(pool[i] for i in scale.longbench_e)
+            members[f"data/{task.sibling}.jsonl"] = jsonl_bytes(pool[i] for i in in_longbench_e)
     return members
 
 

@@ -21,9 +21,9 @@ import datasets
 from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
-from longbench_suite.task import BuildEnv, Task, features
+from longbench_suite.task import BuildEnv, InputBudget, Task, features
 from longbench_suite.templates import PromptTemplate
-from longbench_suite.truncation import keep_middle
+from longbench_suite.truncation import MIDDLE_CUT_TOLERANCE, keep_middle
 
 from .prompts import TEMPLATES
 
@@ -166,6 +166,15 @@ class LongBenchTask(Task):
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return {"eval": self.eval_rows}
+
+    def budget_rule(self, length: str, max_input_tokens: int | None) -> InputBudget | None:
+        """``pred.py``'s budget; its middle cut decodes the kept tokens, so a prompt may re-encode a few
+        tokens over it (as upstream's does)."""
+        budget = max_input_tokens if max_input_tokens is not None else LENGTHS[length]
+        if budget is None:
+            return None
+        rule = "max_input_tokens, middle cut" if max_input_tokens is not None else "model2maxlen, middle cut"
+        return InputBudget(budget, rule=rule, tolerance=MIDDLE_CUT_TOLERANCE)
 
     def info(self, length: str) -> dict:
         return {
