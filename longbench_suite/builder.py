@@ -155,6 +155,12 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         with forgotten_on_bad_data(files.values()):
             facts = task.source_facts(length, files)
             self.available_splits = task.splits(length, files)
+        dev_sources = task.dev_sources(length) if "dev" in self.available_splits else {}
+        if dev_sources:
+            files = {**files, **resolver.resolve(dev_sources)}
+            with forgotten_on_bad_data(files.values()):
+                self.available_splits = task.splits(length, files)
+        with forgotten_on_bad_data(files.values()):
             num_shards = task.num_shards(length, files)
         recorded = dict(resolver.checksums)
         for name, source_facts in facts.items():

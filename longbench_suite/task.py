@@ -182,6 +182,15 @@ class Task(ABC):
     ) -> Iterator[dict]:
         """The rows of one split, in order."""
 
+    def dev_sources(self, length: str) -> dict[str, Source]:
+        """Sources only a ``dev`` split needs, fetched only when :meth:`splits` offers ``dev``.
+
+        A task whose ``dev`` must avoid what the other lengths evaluate (Ada-LEval: a question or book in
+        another setting's ``eval``) names those files here; :meth:`splits` is then asked again with them
+        among its files, and may withdraw ``dev``.
+        """
+        return {}
+
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)

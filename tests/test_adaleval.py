@@ -284,8 +284,21 @@ def test_eval_is_the_file_prefix_and_dev_the_later_rows_of_other_groups(
         source = json.load(f)
     assert len(source) > n_eval(length)
     eval_groups = {str(r[group]) for r in source[: n_eval(length)]}
-    dev_index = [i for i, r in enumerate(source) if i >= n_eval(length) and str(r[group]) not in eval_groups]
+    # A group another setting of the task evaluates stays out of dev too.
+    elsewhere = set()
+    for other in registry.benchmark("adaleval").lookup(config)[0].lengths:
+        if other != length:
+            with open(file_path(full_mirror, stem, other), encoding="utf-8") as f:
+                elsewhere |= {str(r[group]) for r in json.load(f)[: n_eval(other)]}
+    dev_index = [
+        i
+        for i, r in enumerate(source)
+        if i >= n_eval(length) and str(r[group]) not in eval_groups | elsewhere
+    ]
     assert 0 < len(dev_index) < len(source) - n_eval(length), "the fixture should exercise the group rule"
+    assert any(str(source[i][group]) in elsewhere for i in range(n_eval(length), len(source))), (
+        "the fixture should exercise the cross-setting rule"
+    )
 
     built = load_dataset("adaleval", config, mirror=full_mirror, cache_dir=str(tmp_path / "c"))
     assert list(built["eval"]["row_index"]) == list(range(n_eval(length)))

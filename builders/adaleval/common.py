@@ -30,6 +30,8 @@ from longbench_suite.task import SPLITS, BuildEnv, Task, features
 logger = logging.getLogger(__name__)
 
 BASE_URL = "http://opencompass.openxlab.space/utils/AdaLEval"
+#: the prefix naming another setting's file among a config's files (see ``AdaTask.dev_sources``)
+OTHER_EVAL = "eval:"
 #: ``adaleval.md`` §8: settings and ``prompt_tokens_cl100k`` are counted in GPT-4's tokenizer.
 DEFAULT_TOKENIZER = "cl100k_base"
 CL100K_IDENTITY = "tiktoken:cl100k_base"
@@ -156,7 +158,14 @@ class AdaTask(Task):
         return setting_tokens(length)
 
     def sources(self, length: str) -> dict[str, RemoteFile]:
-        return {"data": RemoteFile(f"{BASE_URL}/{self.file_name(length)}", record_sha256=True)}
+        return {"data": self._remote(length)}
+
+    def _remote(self, length: str) -> RemoteFile:
+        return RemoteFile(f"{BASE_URL}/{self.file_name(length)}", record_sha256=True)
+
+    def dev_sources(self, length: str) -> dict[str, RemoteFile]:
+        """The other settings' files: a question (book) one of them evaluates stays out of ``dev``."""
+        return {f"{OTHER_EVAL}{other}": self._remote(other) for other in self.lengths if other != length}
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return {"eval": eval_rows(length)}
@@ -186,8 +195,14 @@ class AdaTask(Task):
     def columns(self, record: dict, where: str) -> dict[str, Any]:
         """``input``, ``output``, ``query_id``, ``official_index`` and the task's own columns."""
 
-    def partition(self, ref: FileRef, length: str) -> Iterator[tuple[int, dict, str | None, str]]:
-        """``(index, record, split or None, where)`` for every row, in file order."""
+    def partition(
+        self, ref: FileRef, length: str, elsewhere: frozenset[str] = frozenset()
+    ) -> Iterator[tuple[int, dict, str | None, str]]:
+        """``(index, record, split or None, where)`` for every row, in file order.
+
+        A row after the evaluated prefix goes to ``dev`` unless its group is in this file's ``eval`` or
+        in ``elsewhere`` (the groups other settings evaluate).
+        """
         n_eval = eval_rows(length)
         eval_groups: set[str] = set()
         for index, record in iter_json_records(ref):
@@ -197,17 +212,27 @@ class AdaTask(Task):
                 eval_groups.add(group)
                 yield index, record, "eval", where
             else:
-                yield index, record, None if group in eval_groups else "dev", where
+                taken = group in eval_groups or group in elsewhere
+                yield index, record, None if taken else "dev", where
 
-    def scan(self, ref: FileRef, length: str) -> FileScan:
-        return _scan(self, ref, length, _stat(ref))
+    def evaluated_elsewhere(self, files: Mapping[str, FileRef]) -> frozenset[str]:
+        """The groups the other settings' ``eval`` prefixes hold (files named by :meth:`dev_sources`)."""
+        groups: set[str] = set()
+        for name, ref in files.items():
+            if name.startswith(OTHER_EVAL):
+                groups |= _eval_groups(self, ref, name[len(OTHER_EVAL) :], _stat(ref))
+        return frozenset(groups)
+
+    def scan(self, files: Mapping[str, FileRef], length: str) -> FileScan:
+        ref = files["data"]
+        return _scan(self, ref, length, _stat(ref), self.evaluated_elsewhere(files))
 
     # -- splits ---------------------------------------------------------------------------------
 
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         if files is None:  # undecided until the file is read
             return SPLITS
-        scan = self.scan(files["data"], length)
+        scan = self.scan(files, length)
         if scan.num_rows < eval_rows(length):
             logger.warning(
                 "%s holds %d rows, fewer than the %d the paper evaluates at %s",
@@ -219,7 +244,7 @@ class AdaTask(Task):
         return SPLITS if scan.dev_rows else ("eval",)
 
     def source_facts(self, length: str, files: Mapping[str, FileRef]) -> Mapping[str, Mapping[str, Any]]:
-        scan = self.scan(files["data"], length)
+        scan = self.scan(files, length)
         return {"data": {"num_rows": scan.num_rows}}
 
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
@@ -241,7 +266,8 @@ class AdaTask(Task):
             )
         return (
             f"adaleval/{config} has no 'dev' split: the hosted {file} holds {num_rows} rows, but every row "
-            f"after the evaluated prefix (the first {n_eval}) shares its {self.group_field} with an eval row"
+            f"after the evaluated prefix (the first {n_eval}) shares its {self.group_field} with an eval row "
+            "of this or another setting"
         )
 
     # -- rows -----------------------------------------------------------------------------------
@@ -258,7 +284,8 @@ class AdaTask(Task):
         n_eval, n_api = eval_rows(length), api_rows(length)
         count_cl100k = env.tokenizer is not None and env.tokenizer.identity == CL100K_IDENTITY
         batch: list[dict] = []
-        for index, record, row_split, where in self.partition(files["data"], length):
+        elsewhere = self.evaluated_elsewhere(files) if split == "dev" else frozenset()
+        for index, record, row_split, where in self.partition(files["data"], length, elsewhere):
             if split == "eval" and index >= n_eval:
                 break  # eval is a prefix: the rest of the file is never read
             if row_split != split:
@@ -289,11 +316,24 @@ def _counted(rows: list[dict], env: BuildEnv, count_cl100k: bool) -> Iterator[di
 
 
 @functools.lru_cache(maxsize=8)
-def _scan(task: AdaTask, ref: FileRef, length: str, stat: tuple[int, int] | None) -> FileScan:
+def _scan(
+    task: AdaTask, ref: FileRef, length: str, stat: tuple[int, int] | None, elsewhere: frozenset[str]
+) -> FileScan:
     # Split generation asks for the splits and for the facts to record: read the file once for both.
     # ``stat`` keys a local file's version; a remote file is taken as unchanged within one process.
     num_rows = dev_rows = 0
-    for _index, _record, split, _where in task.partition(ref, length):
+    for _index, _record, split, _where in task.partition(ref, length, elsewhere):
         num_rows += 1
         dev_rows += split == "dev"
     return FileScan(num_rows, dev_rows)
+
+
+@functools.lru_cache(maxsize=32)
+def _eval_groups(task: AdaTask, ref: FileRef, length: str, stat: tuple[int, int] | None) -> frozenset[str]:
+    """The groups of a setting's ``eval`` prefix; the file is read no further than that prefix."""
+    groups = set()
+    for index, record in iter_json_records(ref):
+        if index >= eval_rows(length):
+            break
+        groups.add(task.group(record, f"{ref.label}, row {index}"))
+    return frozenset(groups)

@@ -90,18 +90,33 @@ def _question(i: int, text: TextMaker) -> dict:
     }
 
 
+#: Questions (books) the settings below 32k evaluate: the first 1000 rows of their files.
+LONG_EVAL = 1000
+
+
+def _after_prefix(i: int, n_eval: int) -> int:
+    """Whose question (book) row ``i``, after the evaluated prefix, takes: a row this file evaluates
+    (every 4th), a row only the settings below 32k evaluate (every 5th, from 32k up), or a fresh one
+    that no setting evaluates."""
+    if i % 4 == 0:
+        return (i * 13) % n_eval
+    if i % 5 == 0 and n_eval < LONG_EVAL:
+        return n_eval + (i * 7) % (LONG_EVAL - n_eval)
+    return LONG_EVAL + (i - n_eval)
+
+
 def stackselect_rows(length: str, scale: Scale) -> list[dict]:
     n_rows, n_eval = row_count(length, scale), eval_rows(length)
     questions = TextMaker("stackselect-questions")
-    pool = [_question(i, questions) for i in range(n_rows)]
+    pool = [_question(i, questions) for i in range(max(n_rows, LONG_EVAL + scale.extra_rows_ultra + n_rows))]
     text = TextMaker(f"stackselect-{length}")
     rows = []
     for i in range(n_rows):
         source = i
         if i % 97 == 50:  # a repeated question, as rows 56 and 377 of the real 1k file
             source = i - 40
-        elif i >= n_eval and i % 4 == 0:  # after the prefix: an eval question again
-            source = (i * 13) % min(n_eval, i)
+        if i >= n_eval:
+            source = _after_prefix(i, n_eval)
         question = pool[source]
         distractors = [
             f"\n{text.sentence(scale.words)}\n"
@@ -125,8 +140,9 @@ def textsort_rows(length: str, scale: Scale) -> list[dict]:
     text = TextMaker(f"textsort-{length}")
     stride = 64 if setting_k(length) < 32 else 128
     rows = []
+    n_eval = eval_rows(length)
     for i in range(row_count(length, scale)):
-        book = 40_000 + i // scale.cases_per_book
+        book = 40_000 + (i if i < n_eval else _after_prefix(i, n_eval)) // scale.cases_per_book
         start = (i % scale.cases_per_book) * stride
         segments = [text.paragraph(1 + text.randint(0, 2), scale.words) for _ in range(4)]
         shown = [0, 1, 2, 3]
