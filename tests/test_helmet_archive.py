@@ -149,3 +149,17 @@ def test_streaming_rows_equal_prepared_rows(
         )
         assert list(streamed) == helmet_archive_built.splits[(task, length)][split].to_list(), (config, split)
     assert not (tmp_path / "s" / "longbench_suite_helmet").exists(), "streaming wrote Arrow files"
+
+
+@pytest.mark.parametrize("task", ["ruler_mk_needle", "ruler_mk_uuid", "ruler_mv"])
+def test_ruler_leakage_is_the_question_answer_pair_not_the_drawn_key(task):
+    # Each length's RULER file draws its keys anew: a key drawn again, with other values, is another item.
+    from longbench_suite import registry
+
+    ruler = registry.benchmark("helmet").lookup(f"{task}_8k")[0]
+    json_kv = registry.benchmark("helmet").lookup("json_kv_8k")[0]
+    first = {"query_id": f"{task}-aaa", "question": "museum-pilot"}
+    again = {"query_id": f"{task}-bbb", "question": "museum-pilot"}
+    assert set(ruler.leakage_keys(first).values()).isdisjoint(ruler.leakage_keys(again).values())
+    assert ruler.leakage_keys(first) == ruler.leakage_keys(dict(first))
+    assert json_kv.leakage_keys(first)["question"] == json_kv.leakage_keys(again)["question"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
@@ -134,6 +135,12 @@ class RulerTask(JsonlTask):
         name = "answer" if "answer" in record else "outputs"
         require(record, [name], where)
         return answer_list(record[name], where, name)
+
+    def leakage_keys(self, row: Mapping[str, Any]) -> dict[str, str]:
+        # A RULER question names a random key whose values differ per row: the same key drawn again in
+        # another length's file, with other values, gives nothing away. The item is the query_id
+        # (question and answers, helmet-derived.md).
+        return {"query_id": row["query_id"]}
 
     def key(self, record: dict, where: str) -> RowKey:
         require(record, ["context", "type_needle_v"], where)
