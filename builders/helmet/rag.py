@@ -20,7 +20,15 @@ from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask, answer_list, archive_member, digest_id, pick_dev_variant, read_passages
+from .common import (
+    HelmetTask,
+    answer_list,
+    archive_member,
+    digest_id,
+    pick_dev_variant,
+    read_passages,
+    stream_shards,
+)
 
 TEMPLATE = PromptTemplate(
     user=(
@@ -34,9 +42,6 @@ PASSAGE = "Document (Title: {title}): {text}"
 DEMO = "{documents}\n\nQuestion: {question}\nAnswer: {answer}"
 EVAL_QUESTIONS = 100
 SHOTS = 2
-#: streamed splits are cut into this many contiguous shards when the KILT file is read locally
-#: (a multiple of the usual DataLoader worker and node counts)
-STREAM_SHARDS = 16
 
 
 def render_passages(ctxs: list[dict]) -> str:
@@ -91,9 +96,7 @@ class RagTask(HelmetTask):
         return {**super().info(length), "passages in context": self.passages[length]}
 
     def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        # Every shard re-reads the KILT file up to its last row: cheap from a local copy, a fresh
-        # download of the archive when streaming it remotely.
-        return 1 if any(f.is_remote for f in files.values()) else STREAM_SHARDS
+        return stream_shards(files)
 
     # -- records -------------------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from longbench_suite import sampling
 from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
 
-from .common import HelmetTask
+from .common import HelmetTask, stream_shards
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,9 @@ class ShuffledTask(HelmetTask):
 
     ``eval`` is the first ``eval_size`` rows of that order, in that order. ``dev`` is every other row,
     in file order, except rows that share a query id or a question with ``eval``. The file is read
-    twice: once for the partition, once to build the split's rows. Subclasses say how to read and
-    identify rows (:meth:`records`, :meth:`key`) and how to build one (:meth:`build`).
+    twice: once for the partition, once to build the split's rows (up to its last one). Streamed from
+    local files, a split comes in :data:`~.common.STREAM_SHARDS` contiguous shards. Subclasses say how
+    to read and identify rows (:meth:`records`, :meth:`key`) and how to build one (:meth:`build`).
     """
 
     eval_size: int = 100
@@ -59,22 +60,30 @@ class ShuffledTask(HelmetTask):
         }
         return order, dev
 
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
+    def row_plan(self, split: str, files: Mapping[str, FileRef]) -> tuple[list[int], int]:
+        """``(the split's source row indices in row order, the file's row count)``."""
+        keys = [self.key(record, where) for where, record in self.records(files)]
+        eval_order, dev = self.partition(keys)
+        return (sorted(dev) if split == "dev" else eval_order), len(keys)
+
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        keys = [self.key(record, where) for where, record in self.records(files)]
-        eval_order, dev = self.partition(keys)
-        wanted = dev if split == "dev" else set(eval_order)
-        state = self.prepare(files, len(keys))
+        order, n_rows = env.plan("shuffled", lambda: self.row_plan(split, files))
+        state = env.plan("state", lambda: self.prepare(files, n_rows))
+        chosen = env.shard(order)
+        wanted = set(chosen)
+        # Rows are built in file order and yielded in plan order: dev (file order) holds none back.
         held: dict[int, dict] = {}
+        position = 0
         for index, (where, record) in enumerate(self.records(files)):
-            if index not in wanted:
-                continue
-            row = self.build(record, where, index, env, state)
-            if split == "dev":
-                yield row
-            else:
-                held[index] = row
-        if split == "eval":
-            for index in eval_order:
-                yield held[index]
+            if position == len(chosen):
+                break
+            if index in wanted:
+                held[index] = self.build(record, where, index, env, state)
+            while position < len(chosen) and chosen[position] in held:
+                yield held.pop(chosen[position])
+                position += 1
