@@ -157,14 +157,14 @@ class HFTokenizer(TokenCounter):
         return piece_starts(text, self.piece_chars, self.splits_at_newlines, not_after=self._added)
 
     def clear_cache(self) -> None:
-        self._counted = _TextCache(COUNT_CACHE_CHARS)
-        self._encoded = _TextCache(ENCODING_CACHE_CHARS)
+        self._counted = _PieceCache(COUNT_CACHE_PIECES, digest=True)
+        self._encoded = _PieceCache(ENCODING_CACHE_CHARS, digest=False)
 
     def _bounds(self, text: str) -> list[tuple[int, int]]:
         starts = self.pieces(text)
         return list(zip(starts, [*starts[1:], len(text)], strict=True))
 
-    def _pieces_done(self, pieces: list[str], cache: _TextCache, batch: Callable[[list[str]], list]) -> list:
+    def _pieces_done(self, pieces: list[str], cache: _PieceCache, batch: Callable[[list[str]], list]) -> list:
         """``batch(pieces)``, computed only for the pieces ``cache`` does not hold.
 
         A text tokenized again after a change near its end (a prompt re-rendered with a shorter
@@ -236,38 +236,56 @@ class HFTokenizer(TokenCounter):
         self.identity = state["identity"]
 
 
-#: Characters of pieces whose token counts, and whose encodings, an :class:`HFTokenizer` remembers
-#: (a 128k-token prompt is about 600k characters; an encoding takes ~100 bytes per token).
-COUNT_CACHE_CHARS = 8_000_000
+#: What an :class:`HFTokenizer` remembers of the pieces it tokenized: token counts of this many pieces
+#: (by a 128-bit digest, ~150 bytes each: a task's documents at all lengths fit), and encodings of
+#: this many characters of pieces (~100 bytes per token).
+COUNT_CACHE_PIECES = 262_144
 ENCODING_CACHE_CHARS = 2_000_000
 
 
-class _TextCache:
-    """Results by text, the least recently used dropped beyond ``max_chars`` characters of texts."""
+class _PieceCache:
+    """Results by piece text, the least recently used dropped beyond a total ``cost``.
 
-    def __init__(self, max_chars: int) -> None:
-        self._data: OrderedDict[str, object] = OrderedDict()
-        self._chars, self._max = 0, max_chars
+    ``digest``: keep a 128-bit BLAKE2 digest of each text instead of the text (collisions are
+    negligible, and an entry is small however long the piece); ``cost`` of an entry is 1, else its
+    length in characters.
+    """
+
+    def __init__(self, max_cost: int, digest: bool) -> None:
+        self._data: OrderedDict[object, tuple[int, object]] = OrderedDict()
+        self._cost, self._max, self._digest = 0, max_cost, digest
         self._lock = threading.Lock()
 
+    def _key(self, text: str) -> object:
+        if self._digest:
+            return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        return text
+
     def get(self, text: str):
+        key = self._key(text)
         with self._lock:
-            value = self._data.get(text)
-            if value is not None:
-                self._data.move_to_end(text)
-            return value
+            entry = self._data.get(key)
+            if entry is None:
+                return None
+            self._data.move_to_end(key)
+            return entry[1]
 
     def put(self, text: str, value: object) -> None:
-        if len(text) > self._max // 8:
+        cost = 1 if self._digest else len(text)
+        if cost > self._max // 8:
             return
+        key = self._key(text)
         with self._lock:
-            if text not in self._data:
-                self._data[text] = value
-                self._chars += len(text)
-            while self._chars > self._max:
-                old, _ = self._data.popitem(last=False)
-                self._chars -= len(old)
+            if key not in self._data:
+                self._data[key] = (cost, value)
+                self._cost += cost
+            while self._cost > self._max:
+                _, (old, _) = self._data.popitem(last=False)
+                self._cost -= old
 
+
+#: The end of a text cut in pieces where every line break starts one (see :func:`piece_starts`).
+TAIL_CHARS = 1024
 
 #: Texts longer than about twice this many characters are tokenized in pieces (:class:`HFTokenizer`);
 #: 4-8k characters per piece measured fastest with Llama-2 on 2 cores (``benchmarks/README.md``).
@@ -292,9 +310,19 @@ def is_break(text: str, j: int, splits_at_newlines: bool) -> bool:
 def piece_starts(
     text: str, size: int, splits_at_newlines: bool, not_after: tuple[str, ...] = ()
 ) -> list[int]:
-    """``[0, j1, j2, ...]``: pieces of at least ``size`` characters, each later one starting at a line
-    break :func:`is_break` accepts that does not follow one of ``not_after``; a last piece shorter
-    than ``size`` joins the one before."""
+    """``[0, j1, j2, ...]``: where the pieces of ``text`` start.
+
+    Each later piece starts at a line break :func:`is_break` accepts that does not follow one of
+    ``not_after``. Pieces hold at least ``size`` characters, found scanning from the start, so texts
+    sharing a beginning share their pieces there; in the last :data:`TAIL_CHARS` characters of a text
+    that is cut at all, every such line break starts a piece, so the few lines that end a prompt (its
+    question) are pieces of their own and the text before them is shared by prompts that differ only
+    there.
+    """
+
+    def accepted(j: int) -> bool:
+        return is_break(text, j, splits_at_newlines) and not (not_after and text.endswith(not_after, 0, j))
+
     starts = [0]
     limit = len(text) - size
     j = size
@@ -302,10 +330,16 @@ def piece_starts(
         j = text.find("\n", j, limit)
         if j == -1:
             break
-        if is_break(text, j, splits_at_newlines) and not (not_after and text.endswith(not_after, 0, j)):
+        if accepted(j):
             starts.append(j)
             j += size
         else:
+            j += 1
+    if len(starts) > 1:
+        j = max(starts[-1] + size, len(text) - TAIL_CHARS)
+        while (j := text.find("\n", j)) != -1:
+            if accepted(j):
+                starts.append(j)
             j += 1
     return starts
 
