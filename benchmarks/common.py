@@ -20,11 +20,12 @@ from typing import TypeVar
 T = TypeVar("T")
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_WORKDIR = os.environ.get("LONGBENCH_BENCH_DIR", "/tmp/longbench-bench")
+WORKDIR_ENV = "LONGBENCH_BENCH_DIR"
 
 
 def workdir(path: str | None = None) -> Path:
-    root = Path(path or DEFAULT_WORKDIR)
+    """Where generated sources and build caches go: ``$LONGBENCH_BENCH_DIR`` or ``/tmp/longbench-bench``."""
+    root = Path(path or os.environ.get(WORKDIR_ENV) or "/tmp/longbench-bench")
     root.mkdir(parents=True, exist_ok=True)
     return root
 
@@ -118,6 +119,11 @@ def run_child(code: str, *args: str, env: dict | None = None) -> dict:
     # child raised it, else the child's own figure (it also prints its own ru_maxrss).
     result["peak_rss_mb"] = max(result.get("self_rss_mb", 0), (peak if peak > before else 0) / 1024)
     return result
+
+
+def forget(counter) -> None:
+    """Empty a tokenizer's remembered pieces (a no-op for counters that keep none, or older versions)."""
+    getattr(counter, "clear_cache", lambda: None)()
 
 
 def table(rows: list[list[object]], header: list[str]) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 
-from benchmarks.common import Timer, llama2_path, offline_environment, table, workdir
+from benchmarks.common import Timer, forget, llama2_path, offline_environment, table, workdir
 from benchmarks.workloads import cached, narrativeqa_mirror
 
 LENGTHS = ("8k", "16k", "32k", "64k", "128k")
@@ -55,7 +55,7 @@ def build(lengths, mirror: str, tokenizer: str, counter, tally: Tally) -> tuple[
     config's rows ({config: {split: inputs}}) and the characters tokenized."""
     from longbench_suite import api
 
-    counter.clear_cache()
+    forget(counter)
     tally.chars = 0
     with tempfile.TemporaryDirectory(dir=workdir()) as cache:
         builders = [

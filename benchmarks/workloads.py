@@ -249,3 +249,160 @@ def narrativeqa_mirror(
     for url, data in samples_hub.narrativeqa_shards(test, train).items():
         write_to_mirror(str(root), url, data)
     return test, train
+
+
+# -- HELMET's data.tar.gz, GBs -------------------------------------------------------------------------
+
+
+def helmet_mirror(root: Path, padding_bytes: int = 0, realistic_nq: int = 0) -> Path:
+    """A mirror of every HELMET source (the demo-scale samples; the Hub-hosted ones at full sample
+    scale, so every config has both splits), whose ``data.tar.gz`` also holds
+    ``padding_bytes`` of members no config reads, spread between the ones they read (as upstream's
+    archive holds files no task uses), and, with ``realistic_nq`` questions, NQ's 128k KILT file at
+    upstream's size (1000 passages of ~100 words per row; ~4 GB uncompressed for 993 questions).
+    Returns the archive's path."""
+    import dataclasses
+
+    from longbench_suite.builders.helmet import samples, samples_hub
+    from longbench_suite.builders.helmet.common import ARCHIVE
+
+    from longbench_suite.sources import mirrored
+
+    # the Hub-hosted sources at full sample scale, so that every config has both splits
+    scale = dataclasses.replace(samples.DEMO, hub=samples_hub.FULL)
+    samples.write_samples(str(root), scale)
+    functional = samples.archive_members(scale)
+    big_nq = "data/kilt/nq-dev-multikilt_1000_k1000_dep6.jsonl"
+    members: list[BigMember] = []
+    names = sorted(functional)
+    for i, name in enumerate(names):
+        if realistic_nq and name == big_nq:
+            members.append(lines_member(name, lambda: kilt_lines("nq", realistic_nq, 1000)))
+        else:
+            members.append(in_memory(name, functional[name]))
+        if padding_bytes:
+            share = padding_bytes // len(names) + (i < padding_bytes % len(names))
+            members.append(padding(f"{name.rsplit('/', 1)[0]}/unused/part-{i:03d}.bin", share, f"pad-{i}"))
+    path = mirrored(ARCHIVE.url, str(root))
+    write_tar_gz(path, members)
+    return Path(path)
+
+
+# -- LV-Eval: realistic 256k lines ----------------------------------------------------------------
+
+
+def lveval_mirror(
+    root: Path, rows: int, words: int = 256_000, dataset: str = "multifieldqa_en_mixup"
+) -> Path:
+    """``<dataset>.zip`` with its 256k level at upstream's line size (``words`` words of mixed-up
+    passages per row) and small other levels; returns the zip's path."""
+    import zipfile
+
+    from longbench_suite.builders.lveval import samples as lveval_samples
+    from longbench_suite.builders.lveval.common import LEVELS, archive
+    from longbench_suite.builders.lveval.tasks import TASKS
+
+    from longbench_suite.sources import mirrored
+
+    task = next(t for t in TASKS if t.name == dataset)
+    path = Path(mirrored(archive(dataset).url, str(root)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pool = [TextMaker(f"lveval-pool-{i}").paragraph(10, 12) for i in range(500)]
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        for level in LEVELS:
+            name = f"{dataset}/{task.config_name(level)}.jsonl"
+            if level != "256k":
+                zf.writestr(
+                    name,
+                    b"".join(
+                        json.dumps(r).encode() + b"\n" for r in lveval_samples.level_records(task, level)
+                    ),
+                )
+                continue
+            with zf.open(name, "w", force_zip64=True) as member:
+                for i in range(rows):
+                    passages, n = [], 0
+                    while n < words:
+                        body = pool[(i * 7919 + len(passages) * 104729) % len(pool)]
+                        passages.append(f"### Passage {len(passages) + 1}\n{body}")
+                        n += len(body.split()) + 3
+                    record = {
+                        "input": f"Who founded the place {i}?",
+                        "context": "\n\n".join(passages),
+                        "answers": [f"The place was founded by Someone {i}."],
+                        "length": n,
+                        "dataset": dataset,
+                        "language": "en",
+                        "answer_keywords": f"Someone {i}",
+                        "confusing_facts": [f"Some say the place was founded by Someone Else {i}."],
+                    }
+                    member.write(json.dumps(record).encode() + b"\n")
+    return path
+
+
+# -- HELMET RAG at upstream size ----------------------------------------------------------------------
+
+
+def rag_mirror(root: Path, questions: int, lengths: dict[str, int]) -> Path:
+    """A mirror whose ``data.tar.gz`` holds NQ's KILT files at ``lengths`` (``{"32k": 220}``) with
+    upstream's row size, and its demonstration file; returns the archive's path."""
+    from longbench_suite.builders.helmet.common import ARCHIVE
+
+    from longbench_suite.sources import mirrored
+
+    path = mirrored(ARCHIVE.url, str(root))
+    write_tar_gz(path, nq_members(questions, lengths))
+    return Path(path)
+
+
+# -- LongBench: contexts of upstream length -------------------------------------------------------------
+
+
+def longbench_mirror(root: Path, task: str, rows: int, words: int) -> Path:
+    """LongBench's ``data.zip`` holding ``data/<task>.jsonl`` with ``rows`` records of about ``words``
+    words each (LongBench's narrativeqa averages 18k), in the sample module's record layout."""
+    from longbench_suite.builders.longbench import samples as longbench_samples
+    from longbench_suite.builders.longbench.tasks import ARCHIVE, TASKS
+
+    from longbench_suite.synthetic import jsonl_bytes, zip_bytes
+
+    language = next(t.language for t in TASKS if t.name == task)
+    records = [longbench_samples.record(task, language, i, words) for i in range(rows)]
+    return Path(
+        write_to_mirror(str(root), ARCHIVE.url, zip_bytes({f"data/{task}.jsonl": jsonl_bytes(records)}))
+    )
+
+
+# -- Ada-LEval: TSort prompts of upstream length ---------------------------------------------------------
+
+
+def adaleval_mirror(root: Path, length: str, rows: int, chars: int) -> Path:
+    """Ada-LEval's ``textsort_<length>.json`` (one JSON array, indented as hosted) with ``rows``
+    records whose prompts hold about ``chars`` characters (TSort 128k: ~120k cl100k tokens)."""
+    from longbench_suite.builders.adaleval import samples as ada_samples
+    from longbench_suite.builders.adaleval.tsort import TASK
+
+    pool = [TextMaker(f"tsort-pool-{i}").paragraph(8, 14) for i in range(400)]
+
+    def segment(i: int, k: int) -> str:
+        parts, n = [], 0
+        while n < chars // 6:
+            parts.append(pool[(i * 7919 + k * 104729 + len(parts) * 31) % len(pool)])
+            n += len(parts[-1])
+        return "\n".join(parts)
+
+    records = []
+    for i in range(rows):
+        prompt = ada_samples.TSORT_HEADER + ada_samples.TSORT_PROBLEM.format(
+            before=segment(i, 0), after=segment(i, 5), **{f"part{d + 1}": segment(i, d + 1) for d in range(4)}
+        )
+        records.append(
+            {
+                "prompt": prompt,
+                "answer": [4, 1, 3, 2],
+                "book_id": 40_000 + i // 7,
+                "para_offset": [i, i + 3, i + 6, i + 9],
+            }
+        )
+    data = json.dumps(records, ensure_ascii=False, indent=4).encode()
+    return Path(write_to_mirror(str(root), TASK.sources(length)["data"].url, data))
