@@ -28,12 +28,14 @@ def main() -> None:
         json_array,
         multilength,
         streaming,
+        tokenize,
         truncation,
     )
 
     quick = args.quick
     runs = {
         "truncation": lambda: truncation.main(repeats=3 if quick else 5),
+        "tokenize": lambda: tokenize.main(repeats=2 if quick else 3),
         "helmet_longdoc": helmet_longdoc.main,
         "multilength": lambda: multilength.main(*((3, 10) if quick else (6, 20))),
         "json_array": json_array.main,

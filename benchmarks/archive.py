@@ -25,7 +25,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import Timer, gb, llama2_path, mb, offline_environment, table, workdir
+from benchmarks.common import Timer, builders, gb, llama2_path, mb, offline_environment, table, workdir
 from benchmarks.workloads import cached, helmet_mirror
 
 
@@ -60,19 +60,16 @@ def library(server, configs: list[str], tokenizer: str) -> dict:
 
     server.bytes_sent.clear()
     with tempfile.TemporaryDirectory(dir=workdir()) as cache:
-        builders = [
-            api.get_builder(
-                f"helmet/{c}",
-                tokenizer=tokenizer,
-                pretruncation_tokenizer=tokenizer,
-                mirror=server.url,
-                cache_dir=cache,
-            )
-            for c in configs
-        ]
+        built = builders(
+            [f"helmet/{c}" for c in configs],
+            cache,
+            tokenizer=tokenizer,
+            pretruncation_tokenizer=tokenizer,
+            mirror=server.url,
+        )
         with Timer() as timer:
-            api.prepare(builders)
-        rows = sum(split.num_examples for b in builders for split in b.info.splits.values())
+            api.prepare(built)
+        rows = sum(split.num_examples for b in built for split in b.info.splits.values())
         members = files_under(os.path.join(cache, "longbench_suite", "sources", "members"))
         downloads = files_under(os.path.join(cache, "downloads"))
     return {

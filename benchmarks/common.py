@@ -121,6 +121,13 @@ def run_child(code: str, *args: str, env: dict | None = None) -> dict:
     return result
 
 
+def builders(names: list[str], cache_dir: str, **options) -> list:
+    """The builders of ``names`` with the same options, as ``longbench-suite build`` makes them."""
+    from longbench_suite import api
+
+    return [api.get_builder(name, cache_dir=cache_dir, **options) for name in names]
+
+
 def forget(counter) -> None:
     """Empty a tokenizer's remembered pieces (a no-op for counters that keep none, or older versions)."""
     getattr(counter, "clear_cache", lambda: None)()

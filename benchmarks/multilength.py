@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import tempfile
 
-from benchmarks.common import Timer, forget, llama2_path, offline_environment, table, workdir
+from benchmarks.common import Timer, builders, forget, llama2_path, offline_environment, table, workdir
 from benchmarks.workloads import cached, narrativeqa_mirror
 
 LENGTHS = ("8k", "16k", "32k", "64k", "128k")
@@ -58,21 +58,17 @@ def build(lengths, mirror: str, tokenizer: str, counter, tally: Tally) -> tuple[
     forget(counter)
     tally.chars = 0
     with tempfile.TemporaryDirectory(dir=workdir()) as cache:
-        builders = [
-            api.get_builder(
-                f"helmet/narrativeqa_{length}",
-                tokenizer=tokenizer,
-                pretruncation_tokenizer=tokenizer,
-                mirror=mirror,
-                cache_dir=cache,
-            )
-            for length in lengths
-        ]
+        built = builders(
+            [f"helmet/narrativeqa_{length}" for length in lengths],
+            cache,
+            tokenizer=tokenizer,
+            pretruncation_tokenizer=tokenizer,
+            mirror=mirror,
+        )
         with Timer() as timer:
-            api.prepare(builders)
+            api.prepare(built)
         rows = {
-            b.config.name: {split: list(ds["input"]) for split, ds in b.as_dataset().items()}
-            for b in builders
+            b.config.name: {split: list(ds["input"]) for split, ds in b.as_dataset().items()} for b in built
         }
     return timer, rows, tally.chars
 

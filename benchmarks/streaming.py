@@ -53,6 +53,18 @@ def first_row(bench: str, config: str, mirror: Path, tokenizer: str, cache: Path
     return run_child(CHILD, bench, config, str(mirror), tokenizer, str(cache), env=ENV)
 
 
+def _row(label: str, archive: Path, run: str, r: dict) -> list:
+    times = f"{r['import_s']:.2f} + {r['torch_s']:.2f}"
+    return [
+        label,
+        gb(archive.stat().st_size),
+        run,
+        f"{r['first_row_s']:.2f}",
+        times,
+        f"{r['peak_rss_mb']:.0f}",
+    ]
+
+
 def main(padding_gb: float = 2.0, nq_questions: int = 993, lveval_rows: tuple[int, ...] = (8, 60)) -> list:
     offline_environment()
     root = workdir()
@@ -76,16 +88,7 @@ def main(padding_gb: float = 2.0, nq_questions: int = 993, lveval_rows: tuple[in
         runs["scan cache removed"] = first_row("helmet", "nq_128k", mirror / "mirror", tokenizer, cache)
         runs["warm"] = first_row("helmet", "nq_128k", mirror / "mirror", tokenizer, cache)
         for run, r in runs.items():
-            rows.append(
-                [
-                    f"helmet nq_128k, {label}",
-                    gb(archive.stat().st_size),
-                    run,
-                    f"{r['first_row_s']:.2f}",
-                    f"{r['import_s']:.2f} + {r['torch_s']:.2f}",
-                    f"{r['peak_rss_mb']:.0f}",
-                ]
-            )
+            rows.append(_row(f"helmet nq_128k, {label}", archive, run, r))
             results.append({"source": label, "run": run, **r})
     for n in lveval_rows:
         name = f"lveval-256k-{n}"
@@ -95,16 +98,7 @@ def main(padding_gb: float = 2.0, nq_questions: int = 993, lveval_rows: tuple[in
         shutil.rmtree(cache, ignore_errors=True)
         for run in ("first", "warm"):
             r = first_row("lveval", "multifieldqa_en_mixup_256k", mirror / "mirror", "", cache)
-            rows.append(
-                [
-                    f"lveval multifieldqa_en_mixup_256k, {n} rows",
-                    gb(archive.stat().st_size),
-                    run,
-                    f"{r['first_row_s']:.2f}",
-                    f"{r['import_s']:.2f} + {r['torch_s']:.2f}",
-                    f"{r['peak_rss_mb']:.0f}",
-                ]
-            )
+            rows.append(_row(f"lveval multifieldqa_en_mixup_256k, {n} rows", archive, run, r))
             results.append({"source": name, "run": run, **r})
     print(
         table(

@@ -63,6 +63,11 @@ def _first_guess(text: str, counter: TokenCounter, needed: int, from_end: bool) 
     return int(needed * rate * _OVERSHOOT) + 16
 
 
+def _whole_window_likely(text: str, counter: TokenCounter, needed: int) -> bool:
+    """Whether :func:`head_window` would start by tokenizing all of ``text`` for ``needed`` tokens."""
+    return _first_guess(text, counter, needed, from_end=False) >= len(text) * _WHOLE_FRACTION
+
+
 def _reach(n_chars: int) -> int:
     return max(_SNAP_REACH, n_chars // 4)
 
@@ -250,6 +255,8 @@ def keep_middle(text: str, counter: TokenCounter, budget: int, *, fast: bool = T
         return counter.decode_span(text, enc, 0, half) + counter.decode_span(
             text, enc, len(enc) - half, len(enc)
         )
+    if _whole_window_likely(text, counter, budget + 1 + MARGIN) and counter.count(text) <= budget:
+        return text  # counting needs no offsets: cheaper than the encoding the window would make
     head = head_window(text, counter, budget + 1)
     if head.complete:
         enc = head.encoding
