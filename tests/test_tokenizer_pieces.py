@@ -37,7 +37,7 @@ ADVERSARIAL = st.text(
 )
 TEXTS = st.one_of(PROSE, ADVERSARIAL)
 SETTINGS = settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 
 
