@@ -506,3 +506,24 @@ def test_every_input_fits_its_budget(built):
         limit = LENGTHS[length] - GENERATION[task]
         for split in ("dev", "eval"):
             assert max(len(text.split()) for text in splits[split]["input"]) <= limit, (name, split)
+
+
+def test_rows_sharing_a_document_hash_it_once(monkeypatch):
+    from longbench_suite.builders.helmet.longdoc import Pretruncation
+
+    from longbench_suite.cutcache import CutCache
+    from longbench_suite.task import BuildEnv
+
+    words = load_tokenizer("words")
+    env = BuildEnv("narrativeqa_8k", "8k", words, pretruncation_tokenizer=words)
+    task = narrativeqa.TASKS[0]
+    document = "\n".join(f"line {i} " + "word " * 40 for i in range(4000))  # 168k words
+    hashed = []
+    original = CutCache._key
+    monkeypatch.setattr(CutCache, "_key", lambda self, *a: hashed.append(1) or original(self, *a))
+    keyed, plain = Pretruncation(task, env), Pretruncation(task, env)
+    for length in LENGTHS:
+        assert keyed.cut(document, length, key="book") == plain.cut(document, length)
+    assert keyed.is_long(document, key="book") and plain.is_long(document)
+    # the keyed one hashed the document once; the other once per call (answered from memory after)
+    assert len(hashed) == 1 + len(LENGTHS) + 1

@@ -122,9 +122,9 @@ def test_one_process_plans_a_split_once(opts, monkeypatch):
     planned = Counter()
     row_plan = rag.RagTask.row_plan
 
-    def counting(self, split, files):
+    def counting(self, split, files, *args):
         planned[split] += 1
-        return row_plan(self, split, files)
+        return row_plan(self, split, files, *args)
 
     monkeypatch.setattr(rag.RagTask, "row_plan", counting)
     fresh = load_dataset("helmet", "popqa_8k", split="dev", streaming=True, **opts)

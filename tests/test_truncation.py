@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 from longbench_suite import truncation as tr
-from longbench_suite.tokenizers import load_tokenizer
+from longbench_suite.tokenizers import HFTokenizer, load_tokenizer
 
 PROSE = st.lists(
     st.sampled_from(
@@ -64,10 +64,16 @@ SETTINGS = settings(
 )
 
 
-@pytest.fixture(scope="module", params=["llama2", "cl100k", "words", "chars"])
+@pytest.fixture(scope="module", params=["llama2", "llama2-pieces", "cl100k", "words", "chars"])
 def counter(request, llama2_tokenizer, cl100k):
+    if request.param == "llama2-pieces":  # long texts tokenized in pieces; here even short ones
+        return _in_pieces(llama2_tokenizer)
     spec = {"llama2": llama2_tokenizer, "cl100k": "cl100k_base"}.get(request.param, request.param)
     return load_tokenizer(spec)
+
+
+def _in_pieces(path: str) -> HFTokenizer:
+    return HFTokenizer(Tokenizer.from_file(path), "llama2 in 8-character pieces", piece_chars=8)
 
 
 @SETTINGS
@@ -126,12 +132,12 @@ def _longbench_middle_reference(tok: Tokenizer, prompt: str, budget: int) -> str
 @given(text=TEXTS, budget=st.integers(min_value=30, max_value=600))
 def test_llama2_pretruncation_and_middle_equal_upstream(llama2_tokenizer, text, budget):
     raw = Tokenizer.from_file(llama2_tokenizer)
-    counter = load_tokenizer(llama2_tokenizer)
     marker = " ... [the rest of the text is omitted]"
-    assert tr.keep_head_with_marker(text, counter, budget, marker) == _helmet_pretruncate_reference(
-        raw, text, budget, marker
-    )
-    assert tr.keep_middle(text, counter, budget) == _longbench_middle_reference(raw, text, budget)
+    for counter in (load_tokenizer(llama2_tokenizer), _in_pieces(llama2_tokenizer)):
+        assert tr.keep_head_with_marker(text, counter, budget, marker) == _helmet_pretruncate_reference(
+            raw, text, budget, marker
+        )
+        assert tr.keep_middle(text, counter, budget) == _longbench_middle_reference(raw, text, budget)
 
 
 def _helmet_fit_reference(tok: Tokenizer, template: str, fields: dict, budget: int) -> str:

@@ -141,7 +141,7 @@ class InfBenchTask(LongDocTask):
         return demo_block([self.demo_item(others[i]) for i in picks], DEMO_OPENING, DEMO_CLOSING)
 
     def partition(self, examples: list[Example], books: Mapping, pretruncation: Pretruncation):
-        kept = [e for e in examples if pretruncation.is_long(books[e.book])]
+        kept = [e for e in examples if pretruncation.is_long(books[e.book], e.book)]
         ordered = [kept[i] for i in sampling.hf_shuffle_order(len(kept), sampling.HELMET_SEED)]
         evaluated = ordered[: self.eval_size]
         taken = {self.query_id(e) for e in evaluated}
@@ -169,6 +169,7 @@ class InfBenchTask(LongDocTask):
             yield Instance(
                 query_id=self.query_id(e),
                 document=books[e.book],
+                document_key=e.book,
                 fields=fields,
                 answers=e.answers,
                 output=e.letter or e.answers[0],

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Hashable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from longbench_suite import sampling
@@ -47,6 +47,8 @@ class Instance:
     output: str
     question: str
     metadata: Mapping[str, object] = field(default_factory=dict)
+    #: the task's id of ``document`` (rows sharing a document share it); see :meth:`Pretruncation.cuts`
+    document_key: Hashable | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -84,7 +86,10 @@ class LongDocTask(HelmetTask):
     ) -> Iterator[dict]:
         pretruncation = Pretruncation(self, env)
         for instance in self.instances(split, files, pretruncation):
-            fields = {**instance.fields, "context": pretruncation.cut(instance.document, length)}
+            fields = {
+                **instance.fields,
+                "context": pretruncation.cut(instance.document, length, instance.document_key),
+            }
             prompt, fields = self.fit(fields, env, what=f"{env.config_name} ({instance.query_id})")
             yield self.row(
                 env,
@@ -111,16 +116,26 @@ class Pretruncation:
         self._indices = [budget - self.marker_tokens for budget in self.budgets.values()]
         self._count_above = max(self.min_tokens - 1, *self.budgets.values())
         self._cache = CutCache(os.path.join(env.cache_root, "cuts") if env.cache_root else None)
+        self._by_key: dict[Hashable, HeadCuts] = {}
 
-    def cuts(self, document: str) -> HeadCuts:
-        return self._cache.head_cuts(document, self.counter, self._indices, self._count_above)
+    def cuts(self, document: str, key: Hashable | None = None) -> HeadCuts:
+        """The document's cut offsets; ``key`` (a task's id of the document) skips hashing the whole
+        text again when many rows share one document."""
+        if key is not None and key in self._by_key:
+            return self._by_key[key]
+        cuts = self._cache.head_cuts(document, self.counter, self._indices, self._count_above)
+        if key is not None:
+            self._by_key[key] = cuts
+        return cuts
 
-    def is_long(self, document: str) -> bool:
+    def is_long(self, document: str, key: Hashable | None = None) -> bool:
         """Whether ``document`` has at least ``min_tokens`` tokens (BOS included)."""
-        return self.cuts(document).exceeds(self.min_tokens - 1)
+        return self.cuts(document, key).exceeds(self.min_tokens - 1)
 
-    def cut(self, document: str, length: str) -> str:
-        return self.cuts(document).cut_with_marker(document, self.budgets[length], self.marker_tokens, MARKER)
+    def cut(self, document: str, length: str, key: Hashable | None = None) -> str:
+        return self.cuts(document, key).cut_with_marker(
+            document, self.budgets[length], self.marker_tokens, MARKER
+        )
 
 
 def demo_block(items: list[str], opening: str, closing: str) -> str:

@@ -104,7 +104,7 @@ class MultiLexSumTask(LongDocTask):
         return texts
 
     def select(self, split: str, cases: list[Case], texts: Mapping[str, str], pretruncation: Pretruncation):
-        kept = [c for c in cases if pretruncation.is_long(context(c, texts))]
+        kept = [c for c in cases if pretruncation.is_long(context(c, texts), tuple(c.documents))]
         if split == "eval" and len(kept) > self.eval_size:
             order = sampling.hf_shuffle_order(len(kept), sampling.HELMET_SEED)
             return [kept[i] for i in order[: self.eval_size]]
@@ -127,6 +127,7 @@ class MultiLexSumTask(LongDocTask):
             yield Instance(
                 query_id=f"{self.name}-{case.id}",
                 document=context(case, texts),
+                document_key=tuple(case.documents),
                 fields={"demo": demo_block(demos, DEMO_OPENING, DEMO_CLOSING), "question": ""},
                 answers=[case.summary_short],
                 output=case.summary_short,

@@ -96,7 +96,7 @@ class NarrativeQATask(LongDocTask):
                     raise DataFormatError(f"{where}: the record has no 'document.id' and 'document.text'")
                 key = (doc_id, len(text))
                 if key not in is_long:
-                    is_long[key] = pretruncation.is_long(text)
+                    is_long[key] = pretruncation.is_long(text, key)
                     if is_long[key]:
                         long_documents[key] = text
                 questions.append(
@@ -146,6 +146,7 @@ class NarrativeQATask(LongDocTask):
                 output=q.answers[0],
                 question=q.question,
                 metadata={"document_id": doc_id, "source_index": q.index, "demo_train_indices": picks},
+                document_key=q.document_key,
             )
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from longbench_suite import sampling
+from longbench_suite.filememo import memoized
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
@@ -116,7 +117,19 @@ class RagTask(HelmetTask):
             return digest_id(self.name, key)
         return f"{self.name}-{key}"
 
-    def _scan(self, ref: FileRef) -> list[KiltRecord]:
+    def _scan(self, ref: FileRef, cache_root: str | None = None) -> list[KiltRecord]:
+        """What the partition needs of every row; kept on disk per file (a 128k KILT file holds GBs,
+        and a stream's first row should not wait for a read of all of it each time)."""
+        return memoized(
+            ref,
+            f"helmet-rag-scan|{self.key_field}|{self.popularity_threshold}",
+            lambda: self._read_scan(ref),
+            cache_root,
+            dump=lambda records: [[r.line, r.key, r.depth, r.popular] for r in records],
+            load=lambda rows: [KiltRecord(*row) for row in rows],
+        )
+
+    def _read_scan(self, ref: FileRef) -> list[KiltRecord]:
         scanned = []
         for line, record in iter_jsonl(ref):
             where = f"{ref.label}, line {line}"
@@ -174,8 +187,8 @@ class RagTask(HelmetTask):
 
     # -- rows ---------------------------------------------------------------------------------
 
-    def row_plan(self, split: str, files: Mapping[str, FileRef]) -> RowPlan:
-        eval_keys, chosen = self.partition(self._scan(files["test"]))
+    def row_plan(self, split: str, files: Mapping[str, FileRef], cache_root: str | None = None) -> RowPlan:
+        eval_keys, chosen = self.partition(self._scan(files["test"], cache_root))
         pool = self._demo_pool(files["demos"])
         if split == "dev":
             pool = [d for d in pool if d["key"] not in eval_keys]
@@ -184,7 +197,7 @@ class RagTask(HelmetTask):
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        plan = env.plan("rag", lambda: self.row_plan(split, files))
+        plan = env.plan("rag", lambda: self.row_plan(split, files, env.cache_root))
         pool = plan.pool
         demo_cache: dict = {}
         for line, record in iter_jsonl(files["test"], only=set(env.shard(plan.lines))):
