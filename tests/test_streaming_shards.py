@@ -1,7 +1,7 @@
 """Streamed splits in contiguous shards: DataLoader workers and nodes split the work, order is kept.
 
-HELMET's RAG and shuffled-order tasks opt in (``num_shards``): a streamed split read from a local copy
-is cut into 16 contiguous pieces of its row plan; each piece renders only its own rows.
+HELMET's tasks read from local files opt in (``num_shards``), except the long-document ones: a streamed
+split is cut into 16 contiguous pieces of its row plan; each piece renders only its own rows.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import pytest
 from datasets.distributed import split_dataset_by_node
 from hypothesis import given
 from hypothesis import strategies as st
-from longbench_suite.builders.helmet import common, rag, shuffled
+from longbench_suite.builders.helmet import common, rag
 
-from longbench_suite import load_dataset, registry
+from longbench_suite import load_dataset
 from longbench_suite.builder import builder_class
 from longbench_suite.records import iter_jsonl
 from longbench_suite.sources import FileRef
@@ -139,33 +139,33 @@ def test_remote_stream_keeps_one_shard(helmet_http, opts, prepared):
     assert [_key(r) for r in remote.take(5)] == [_key(r) for r in prepared["dev"].select(range(5))]
 
 
-# -- HELMET's shuffled-order tasks (ALCE, JSON KV, RULER) streamed in shards ------------------------
+# -- HELMET's other local-file tasks streamed in shards ---------------------------------------------
 
 
-@pytest.mark.parametrize("config", ["json_kv_8k", "ruler_mv_8k", "alce_asqa_8k"])
-def test_shuffled_order_tasks_stream_in_shards_equal_to_the_prepared_splits(config, opts, monkeypatch):
+@pytest.mark.parametrize(
+    "config", ["json_kv_8k", "ruler_mv_8k", "alce_asqa_8k", "msmarco_8k", "trec_coarse_8k"]
+)
+def test_other_tasks_stream_in_shards_equal_to_the_prepared_splits(config, opts, monkeypatch):
     prepared_splits = load_dataset("helmet", config, **opts)
-    built = Counter()
-    task_class = type(registry.benchmark("helmet").lookup(config)[0])
-    assert issubclass(task_class, shuffled.ShuffledTask)
-    build = task_class.build
+    rendered = Counter()
+    fit = common.HelmetTask.fit
 
-    def counting_build(self, record, where, index, env, state):
-        built[env.shards.indices] += 1
-        return build(self, record, where, index, env, state)
+    def counting_fit(self, fields, env, what):
+        rendered[env.shards.indices] += 1
+        return fit(self, fields, env, what)
 
-    monkeypatch.setattr(task_class, "build", counting_build)
-    for split in ("dev", "eval"):  # dev in file order, eval in HELMET's shuffled order
+    monkeypatch.setattr(common.HelmetTask, "fit", counting_fit)
+    for split in ("dev", "eval"):  # ALCE, JSON KV, RULER: dev in file order, eval in HELMET's shuffle
         streamed = load_dataset("helmet", config, split=split, streaming=True, **opts)
         assert streamed.num_shards == common.STREAM_SHARDS
         rows = [_key(r) for r in prepared_splits[split]]
         assert [_key(r) for r in streamed] == rows
-        built.clear()
+        rendered.clear()
         start = 0
         for index in range(common.STREAM_SHARDS):
             piece = [_key(r) for r in streamed.shard(num_shards=common.STREAM_SHARDS, index=index)]
             assert piece == rows[start : start + len(piece)]
-            assert built[(index,)] == len(piece)
+            assert rendered[(index,)] == len(piece)
             start += len(piece)
         assert start == len(rows)
 

@@ -28,7 +28,7 @@ from longbench_suite.sources import FileRef, RemoteFile, github_raw_url, hub_url
 from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask
+from .common import HelmetTask, stream_shards
 
 TEMPLATE = PromptTemplate(
     user=(
@@ -117,17 +117,20 @@ class IclTask(HelmetTask):
 
     # -- rows -----------------------------------------------------------------------------------
 
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        instances, pool = self.partition(split, files)
+        instances, pool = env.plan("icl", lambda: self.partition(split, files))
         if not pool:
             raise DataFormatError(
                 f"{env.config_name}: the {split!r} split has no demonstrations to draw from"
             )
         groups = sampling.group_by_label(pool, _label)
         shots = self.shots[length]
-        for row in instances:
+        for row in env.shard(instances):
             seed = sampling.helmet_icl_seed(row.text)
             demos = sampling.balance_groups(groups, shots, sampling.python_rng(seed))
             permutation = list(range(self.num_labels))

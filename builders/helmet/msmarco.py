@@ -22,7 +22,7 @@ from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask, archive_member, pick_dev_variant
+from .common import HelmetTask, archive_member, pick_dev_variant, stream_shards
 
 TEMPLATE = PromptTemplate(
     user=(
@@ -161,15 +161,20 @@ class RerankTask(HelmetTask):
             pool = [d for d in pool if d.qid not in part.helmet_qids]
         return pool
 
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
+    def row_plan(self, split: str, files: Mapping[str, FileRef]) -> tuple[Partition, list[Ranking]]:
+        """The split's partition (its rows: ``part.lines``, in file order) and the demonstration pool."""
+        part = self.partition(split, files["test"])
+        return part, self.demo_pool(files["demos"], part)
+
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        part = self.partition(split, files["test"])
-        pool = self.demo_pool(files["demos"], part)
+        part, pool = env.plan("rerank", lambda: self.row_plan(split, files))
         rendered: dict[tuple[int, bool], str] = {}
-        for line, record in iter_jsonl(files["test"]):
-            if line not in part.lines:
-                continue
+        for line, record in iter_jsonl(files["test"], only=set(env.shard(sorted(part.lines)))):
             where = f"{files['test'].label}, line {line}"
             row = parse_ranking(record, where)
             excluded = {row.qid} | (part.eval_qids if split == "dev" else set())
