@@ -527,3 +527,29 @@ def test_rows_sharing_a_document_hash_it_once(monkeypatch):
     assert keyed.is_long(document, key="book") and plain.is_long(document)
     # the keyed one hashed the document once; the other once per call (answered from memory after)
     assert len(hashed) == 1 + len(LENGTHS) + 1
+
+
+def test_read_once_rereads_only_when_the_files_or_what_they_are_read_with_change(tmp_path):
+    from longbench_suite.builders.helmet.longdoc import read_once
+
+    from longbench_suite.sources import FileRef
+
+    path = tmp_path / "test.parquet"
+    path.write_bytes(b"one")
+    ref = FileRef(str(path), label="test.parquet")
+    reads = []
+
+    def read():
+        reads.append(path.read_bytes())
+        return list(reads)
+
+    first = read_once("t.test", [ref], "llama", read)
+    assert read_once("t.test", [ref], "llama", read) is first and len(reads) == 1
+    assert read_once("t.test", [ref], "other tokenizer", read) == [b"one", b"one"]
+    path.write_bytes(b"changed")  # another size: another file
+    assert read_once("t.test", [ref], "other tokenizer", read)[-1] == b"changed"
+    remote = FileRef("https://example.invalid/test.parquet", label="remote")
+    before = len(reads)
+    read_once("t.remote", [remote], "llama", lambda: reads.append(b"r"))
+    read_once("t.remote", [remote], "llama", lambda: reads.append(b"r"))
+    assert len(reads) == before + 2

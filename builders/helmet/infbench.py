@@ -23,7 +23,7 @@ from longbench_suite.sources import FileRef, RemoteFile, hub_url
 from longbench_suite.templates import PromptTemplate
 
 from .common import archive_member
-from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, read_keypoints
+from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, read_keypoints, read_once
 
 REPO = "xinrongzhang2022/InfiniteBench"
 # main on 2024-08-21; the longbook files have not changed since 2024-08-08 (611fbbf).
@@ -156,7 +156,8 @@ class InfBenchTask(LongDocTask):
     def instances(
         self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
     ) -> Iterator[Instance]:
-        examples, books = self.read(files["data"])
+        ref = files["data"]
+        examples, books = read_once(f"{self.name}.data", [ref], self.name, lambda: self.read(ref))
         keypoints = read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" else {}
         for e in self.partition(examples, books, pretruncation)[split]:
             fields = {"demo": self.demos(examples, e) if split == "eval" else "", "question": e.question}

@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 from abc import abstractmethod
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from longbench_suite import sampling
 from longbench_suite.cutcache import CutCache
 from longbench_suite.errors import DataFormatError, SuiteError
+from longbench_suite.filememo import file_identity
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
 from longbench_suite.task import BuildEnv
@@ -34,6 +36,29 @@ from longbench_suite.truncation import HeadCuts
 from .common import DEFAULT_TOKENIZER, LENGTHS, HelmetTask
 
 MARKER = " ... [the rest of the text is omitted]"
+
+T = TypeVar("T")
+
+#: the last result of each :func:`read_once` reader, with what it was read from
+_last_reads: dict[str, tuple[Hashable, object]] = {}
+
+
+def read_once(what: str, refs: Sequence[FileRef], depends: Hashable, read: Callable[[], T]) -> T:
+    """``read()``, or the result of the previous call for ``what`` when it read the same local files
+    with the same ``depends``: the five lengths of a task built in one process (and a config's two
+    splits) parse their sources once. Only the last result per reader is kept; remote files are read
+    every time. The result is shared, so callers must not change it.
+    """
+    identities = tuple(file_identity(ref) for ref in refs)
+    if None in identities:
+        return read()
+    key = (identities, depends)
+    last = _last_reads.get(what)
+    if last is not None and last[0] == key:
+        return last[1]  # type: ignore[return-value]
+    value = read()
+    _last_reads[what] = (key, value)
+    return value
 
 
 @dataclass(frozen=True)

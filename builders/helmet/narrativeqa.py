@@ -22,7 +22,7 @@ from longbench_suite.records import iter_parquet
 from longbench_suite.sources import FileRef, RemoteFile, hub_url
 from longbench_suite.templates import PromptTemplate
 
-from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, example_seeded_picks
+from .longdoc import Instance, LongDocTask, Pretruncation, demo_block, example_seeded_picks, read_once
 
 REPO = "deepmind/narrativeqa"
 REVISION = "2e643e7363944af1c33a652d1c87320d0871c4e4"  # "Convert dataset to Parquet (#6)"
@@ -83,10 +83,15 @@ class NarrativeQATask(LongDocTask):
 
     def read_test(self, files: Mapping[str, FileRef], pretruncation: Pretruncation):
         """The test questions, and the text of every document long enough to keep."""
+        depends = (self.name, pretruncation.counter.identity, pretruncation.min_tokens)
+        refs = _shards(files, "test")
+        return read_once("narrativeqa.test", refs, depends, lambda: self._read_test(refs, pretruncation))
+
+    def _read_test(self, refs: list[FileRef], pretruncation: Pretruncation):
         questions: list[Question] = []
         long_documents: dict[tuple[str, int], str] = {}
         is_long: dict[tuple[str, int], bool] = {}
-        for ref in _shards(files, "test"):
+        for ref in refs:
             columns = ["document.id", "document.text", "question.text", "answers"]
             for row, record in iter_parquet(ref, columns, batch_size=16):
                 where = f"{ref.label}, row {row}"
@@ -105,8 +110,12 @@ class NarrativeQATask(LongDocTask):
         return questions, long_documents
 
     def read_demo_pool(self, files: Mapping[str, FileRef]) -> list[str]:
+        refs = _shards(files, "train")
+        return read_once("narrativeqa.train", refs, self.name, lambda: self._read_demo_pool(refs))
+
+    def _read_demo_pool(self, refs: list[FileRef]) -> list[str]:
         pool = []
-        for ref in _shards(files, "train"):
+        for ref in refs:
             for row, record in iter_parquet(ref, ["question.text", "answers"]):
                 where = f"{ref.label}, row {row}"
                 pool.append(DEMO.format(question=_question(record, where), answer=_answers(record, where)[0]))
