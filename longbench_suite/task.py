@@ -23,6 +23,9 @@ from .tokenizers import TokenCounter
 
 SPLITS = ("dev", "eval")
 
+#: shards of a streamed split whose files are all local (a multiple of the usual worker and node counts)
+STREAM_SHARDS = 16
+
 T = TypeVar("T")
 
 
@@ -93,6 +96,13 @@ class InputBudget:
     @property
     def limit(self) -> int:
         return self.tokens + self.tolerance
+
+
+def stream_shards(files: Mapping[str, FileRef]) -> int:
+    """:data:`STREAM_SHARDS` when every file is local, else 1: each shard re-reads its files, cheap from a
+    local copy, a fresh download when streaming them remotely (what most tasks return from
+    :meth:`Task.num_shards` once they opt in)."""
+    return 1 if any(f.is_remote for f in files.values()) else STREAM_SHARDS
 
 
 @dataclass(frozen=True)

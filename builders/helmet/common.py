@@ -12,7 +12,7 @@ import datasets
 
 from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError
-from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
+from longbench_suite.sources import Member, RemoteFile, hub_url
 from longbench_suite.task import BuildEnv, InputBudget, Task, features
 from longbench_suite.templates import PromptTemplate
 from longbench_suite.truncation import fit_by_cutting_context
@@ -23,10 +23,6 @@ T = TypeVar("T")
 LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
 
 DEFAULT_TOKENIZER = "meta-llama/Llama-2-7b-hf"
-
-#: streamed splits are cut into this many contiguous shards when every source file is local (a
-#: multiple of the usual DataLoader worker and node counts)
-STREAM_SHARDS = 16
 
 # The Hub repo's only data commit ("data upload", 2024-10-07); "main" has not moved since (HEAD c5b85e7).
 ARCHIVE_REVISION = "main"
@@ -173,9 +169,3 @@ def answer_list(value: object, where: str, field: str) -> list[str]:
             f"{where}: {field!r} must be a string or a non-empty list of strings, got {value!r}"
         )
     return list(answers)
-
-
-def stream_shards(files: Mapping[str, FileRef]) -> int:
-    """:data:`STREAM_SHARDS` when every file is local, else 1: each shard re-reads its files, cheap from a
-    local copy, a fresh download of the archive when streaming it remotely."""
-    return 1 if any(f.is_remote for f in files.values()) else STREAM_SHARDS

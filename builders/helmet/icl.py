@@ -25,10 +25,10 @@ from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError, SourceError
 from longbench_suite.records import iter_parquet
 from longbench_suite.sources import FileRef, RemoteFile, github_raw_url, hub_url
-from longbench_suite.task import BuildEnv
+from longbench_suite.task import BuildEnv, stream_shards
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask, stream_shards
+from .common import HelmetTask
 
 TEMPLATE = PromptTemplate(
     user=(

@@ -19,10 +19,10 @@ from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv
+from longbench_suite.task import BuildEnv, stream_shards
 from longbench_suite.templates import PromptTemplate
 
-from .common import HelmetTask, archive_member, pick_dev_variant, stream_shards
+from .common import HelmetTask, archive_member, pick_dev_variant
 
 TEMPLATE = PromptTemplate(
     user=(

@@ -18,7 +18,7 @@ from longbench_suite import sampling
 from longbench_suite.filememo import memoized
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv
+from longbench_suite.task import BuildEnv, stream_shards
 from longbench_suite.templates import PromptTemplate
 
 from .common import (
@@ -28,7 +28,6 @@ from .common import (
     digest_id,
     pick_dev_variant,
     read_passages,
-    stream_shards,
 )
 
 TEMPLATE = PromptTemplate(

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 from longbench_suite import sampling
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv
+from longbench_suite.task import BuildEnv, stream_shards
 
-from .common import HelmetTask, stream_shards
+from .common import HelmetTask
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,9 @@ class ShuffledTask(HelmetTask):
     ``eval`` is the first ``eval_size`` rows of that order, in that order. ``dev`` is every other row,
     in file order, except rows that share a query id or a question with ``eval``. The file is read
     twice: once for the partition, once to build the split's rows (up to its last one). Streamed from
-    local files, a split comes in :data:`~.common.STREAM_SHARDS` contiguous shards. Subclasses say how
-    to read and identify rows (:meth:`records`, :meth:`key`) and how to build one (:meth:`build`).
+    local files, a split comes in :data:`~longbench_suite.task.STREAM_SHARDS` contiguous shards.
+    Subclasses say how to read and identify rows (:meth:`records`, :meth:`key`) and how to build one
+    (:meth:`build`).
     """
 
     eval_size: int = 100
