@@ -87,6 +87,15 @@ def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tu
         raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
 
 
+def jsonl_line_numbers(ref: FileRef) -> list[int]:
+    """The numbers of the non-blank lines of a JSON-Lines file (its rows), found without parsing them."""
+    try:
+        with ref.open() as f:
+            return [number for number, raw in enumerate(f, start=1) if raw.strip()]
+    except OSError as exc:
+        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+
+
 def read_jsonl(ref: FileRef, project: Callable[[dict], Any] | None = None) -> list:
     """All records of a JSON-Lines file (or ``project(record)`` of each, to keep memory small)."""
     return [project(r) if project else r for _, r in iter_jsonl(ref)]

@@ -1,7 +1,8 @@
 """Streamed splits in contiguous shards: DataLoader workers and nodes split the work, order is kept.
 
-HELMET's tasks read from local files opt in (``num_shards``), except the long-document ones: a streamed
-split is cut into 16 contiguous pieces of its row plan; each piece renders only its own rows.
+Tasks read from local files opt in (``num_shards``): HELMET's (except the long-document ones),
+LongBench's and Ada-LEval's. A streamed split is cut into 16 contiguous pieces of its row plan; each
+piece renders only its own rows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from longbench_suite import load_dataset
 from longbench_suite.builder import builder_class
 from longbench_suite.records import iter_jsonl
 from longbench_suite.sources import FileRef
-from longbench_suite.task import Benchmark, BuildEnv, Shards, Task, features
+from longbench_suite.task import STREAM_SHARDS, Benchmark, BuildEnv, Shards, Task, features
 
 
 def _key(row: dict) -> str:
@@ -73,7 +74,7 @@ def test_iter_jsonl_only_parses_the_lines_asked_for(tmp_path):
 
 
 def test_streamed_split_has_shards_and_in_order_equals_the_prepared_split(stream, prepared, opts):
-    assert stream.num_shards == common.STREAM_SHARDS == 16
+    assert stream.num_shards == STREAM_SHARDS == 16
     assert [_key(r) for r in stream] == [_key(r) for r in prepared["dev"]]
     evaluation = load_dataset("helmet", "nq_8k", split="eval", streaming=True, **opts)
     assert [_key(r) for r in evaluation] == [_key(r) for r in prepared["eval"]]
@@ -157,15 +158,50 @@ def test_other_tasks_stream_in_shards_equal_to_the_prepared_splits(config, opts,
     monkeypatch.setattr(common.HelmetTask, "fit", counting_fit)
     for split in ("dev", "eval"):  # ALCE, JSON KV, RULER: dev in file order, eval in HELMET's shuffle
         streamed = load_dataset("helmet", config, split=split, streaming=True, **opts)
-        assert streamed.num_shards == common.STREAM_SHARDS
+        assert streamed.num_shards == STREAM_SHARDS
         rows = [_key(r) for r in prepared_splits[split]]
         assert [_key(r) for r in streamed] == rows
         rendered.clear()
         start = 0
-        for index in range(common.STREAM_SHARDS):
-            piece = [_key(r) for r in streamed.shard(num_shards=common.STREAM_SHARDS, index=index)]
+        for index in range(STREAM_SHARDS):
+            piece = [_key(r) for r in streamed.shard(num_shards=STREAM_SHARDS, index=index)]
             assert piece == rows[start : start + len(piece)]
             assert rendered[(index,)] == len(piece)
+            start += len(piece)
+        assert start == len(rows)
+
+
+# -- LongBench and Ada-LEval streamed in shards -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def full_mirrors(demo_mirror, tmp_path_factory) -> dict[str, str]:
+    """LongBench at demo scale; Ada-LEval at the specs' sizes (its demo files hold no dev rows)."""
+    from longbench_suite.builders.adaleval import samples
+
+    adaleval = str(tmp_path_factory.mktemp("adaleval-full"))
+    samples.write_samples(adaleval, samples.FULL)
+    return {"longbench": demo_mirror, "adaleval": adaleval}
+
+
+@pytest.mark.parametrize(
+    ("bench", "config"), [("longbench", "qasper_4k"), ("adaleval", "bestanswer_1k"), ("adaleval", "tsort_2k")]
+)
+def test_longbench_and_adaleval_stream_in_shards_equal_to_the_prepared_splits(
+    bench, config, full_mirrors, tiny_tokenizer, tmp_path
+):
+    options = dict(mirror=full_mirrors[bench], tokenizer=tiny_tokenizer, cache_dir=str(tmp_path))
+    prepared_splits = load_dataset(bench, config, **options)
+    assert set(prepared_splits) == {"dev", "eval"}
+    for split, prepared_split in prepared_splits.items():
+        streamed = load_dataset(bench, config, split=split, streaming=True, **options)
+        assert streamed.num_shards == STREAM_SHARDS
+        rows = [_key(r) for r in prepared_split]
+        assert [_key(r) for r in streamed] == rows
+        start = 0
+        for index in range(STREAM_SHARDS):
+            piece = [_key(r) for r in streamed.shard(num_shards=STREAM_SHARDS, index=index)]
+            assert piece == rows[start : start + len(piece)]
             start += len(piece)
         assert start == len(rows)
 

@@ -25,7 +25,7 @@ import datasets
 from longbench_suite.errors import DataFormatError, SuiteError
 from longbench_suite.records import iter_json_records, require
 from longbench_suite.sources import FileRef, RemoteFile
-from longbench_suite.task import SPLITS, BuildEnv, Task, features
+from longbench_suite.task import SPLITS, BuildEnv, Task, features, stream_shards
 
 logger = logging.getLogger(__name__)
 
@@ -120,10 +120,14 @@ def field_list(record: dict, name: str, where: str, kind: type, *, json_string: 
 
 @dataclass(frozen=True)
 class FileScan:
-    """What one pass over a hosted file found: its rows, and how many of them ``dev`` would get."""
+    """What one pass over a hosted file found: its rows, and which of them ``dev`` gets."""
 
     num_rows: int
-    dev_rows: int
+    dev_indices: tuple[int, ...]
+
+    @property
+    def dev_rows(self) -> int:
+        return len(self.dev_indices)
 
 
 def _stat(ref: FileRef) -> tuple[int, int] | None:
@@ -272,6 +276,16 @@ class AdaTask(Task):
 
     # -- rows -----------------------------------------------------------------------------------
 
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
+    def row_plan(self, split: str, files: Mapping[str, FileRef], length: str) -> list[int]:
+        """The split's row indices in the file: ``eval`` the evaluated prefix, ``dev`` what the scan kept."""
+        scan = self.scan(files, length)
+        if split == "eval":
+            return list(range(min(eval_rows(length), scan.num_rows)))
+        return list(scan.dev_indices)
+
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
@@ -281,15 +295,18 @@ class AdaTask(Task):
                 "prompts), so max_input_tokens does not apply; pick a shorter setting or filter rows by "
                 "prompt_tokens_cl100k"
             )
-        n_eval, n_api = eval_rows(length), api_rows(length)
+        n_api = api_rows(length)
         count_cl100k = env.tokenizer is not None and env.tokenizer.identity == CL100K_IDENTITY
         batch: list[dict] = []
-        elsewhere = self.evaluated_elsewhere(files) if split == "dev" else frozenset()
-        for index, record, row_split, where in self.partition(files["data"], length, elsewhere):
-            if split == "eval" and index >= n_eval:
-                break  # eval is a prefix: the rest of the file is never read
-            if row_split != split:
+        chosen = env.shard(env.plan("adaleval", lambda: self.row_plan(split, files, length)))
+        wanted, last = set(chosen), max(chosen, default=-1)
+        ref = files["data"]
+        for index, record in iter_json_records(ref):
+            if index > last:
+                break  # the rest of the file holds none of this shard's rows (eval: past the prefix)
+            if index not in wanted:
                 continue
+            where = f"{ref.label}, row {index}"
             columns = self.columns(record, where)
             batch.append(
                 {
@@ -321,11 +338,12 @@ def _scan(
 ) -> FileScan:
     # Split generation asks for the splits and for the facts to record: read the file once for both.
     # ``stat`` keys a local file's version; a remote file is taken as unchanged within one process.
-    num_rows = dev_rows = 0
-    for _index, _record, split, _where in task.partition(ref, length, elsewhere):
+    num_rows, dev = 0, []
+    for index, _record, split, _where in task.partition(ref, length, elsewhere):
         num_rows += 1
-        dev_rows += split == "dev"
-    return FileScan(num_rows, dev_rows)
+        if split == "dev":
+            dev.append(index)
+    return FileScan(num_rows, tuple(dev))
 
 
 @functools.lru_cache(maxsize=32)

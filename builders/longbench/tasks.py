@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 
 import datasets
 
 from longbench_suite.errors import DataFormatError
-from longbench_suite.records import iter_jsonl, require
+from longbench_suite.records import iter_jsonl, jsonl_line_numbers, require
 from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
-from longbench_suite.task import BuildEnv, InputBudget, Task, features
+from longbench_suite.task import BuildEnv, InputBudget, Task, features, stream_shards
 from longbench_suite.templates import PromptTemplate
 from longbench_suite.truncation import MIDDLE_CUT_TOLERANCE, keep_middle
 
@@ -103,10 +103,10 @@ def validated(record: dict, where: str) -> dict:
     return {field: record[field] for field in FIELDS}
 
 
-def records(ref: FileRef) -> Iterator[dict]:
-    """The validated records of one ``data/<config>.jsonl``, in file order."""
-    for line, record in iter_jsonl(ref):
-        yield validated(record, f"{ref.label}, line {line}")
+def records(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tuple[int, dict]]:
+    """``(line, validated record)`` of one ``data/<config>.jsonl``, in file order (``only``: these lines)."""
+    for line, record in iter_jsonl(ref, only):
+        yield line, validated(record, f"{ref.label}, line {line}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,22 +188,33 @@ class LongBenchTask(Task):
 
     # -- rows -------------------------------------------------------------------------------------
 
-    def _dev_records(self, files: Mapping[str, FileRef]) -> Iterator[dict]:
-        """The sibling file's rows whose content and ``_id`` both differ from every row of this set."""
+    def _dev_records(self, files: Mapping[str, FileRef]) -> Iterator[tuple[int, dict]]:
+        """``(line, record)`` of the sibling file's rows whose content and ``_id`` both differ from every
+        row of this set."""
         digests, ids = set(), set()
-        for record in records(files["eval"]):
+        for _, record in records(files["eval"]):
             digests.add(content_digest(record))
             ids.add(record["_id"])
-        for record in records(files["sibling"]):
+        for line, record in records(files["sibling"]):
             if record["_id"] not in ids and content_digest(record) not in digests:
-                yield record
+                yield line, record
+
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
+    def row_plan(self, split: str, files: Mapping[str, FileRef]) -> list[int]:
+        """The lines of the split's rows in their file (``eval``: this set's, ``dev``: the sibling's)."""
+        if split == "eval":
+            return jsonl_line_numbers(files["eval"])
+        return [line for line, _ in self._dev_records(files)]
 
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        rows = records(files["eval"]) if split == "eval" else self._dev_records(files)
+        lines = env.plan("longbench", lambda: self.row_plan(split, files))
+        source = files["eval"] if split == "eval" else files["sibling"]
         budget = env.budget(LENGTHS[length])
-        for record in rows:
+        for _, record in records(source, only=set(env.shard(lines))):
             prompt = self.template.render_user(record)
             if budget is not None:
                 prompt = keep_middle(prompt, env.tokenizer, budget)
