@@ -1,8 +1,7 @@
 """Streamed splits in contiguous shards: DataLoader workers and nodes split the work, order is kept.
 
-Tasks read from local files opt in (``num_shards``): HELMET's (except the long-document ones),
-LongBench's and Ada-LEval's. A streamed split is cut into 16 contiguous pieces of its row plan; each
-piece renders only its own rows.
+Tasks read from local files opt in (``num_shards``): HELMET's, LongBench's and Ada-LEval's. A
+streamed split is cut into 16 contiguous pieces of its row plan; each piece renders only its own rows.
 """
 
 from __future__ import annotations
@@ -144,9 +143,22 @@ def test_remote_stream_keeps_one_shard(helmet_http, opts, prepared):
 
 
 @pytest.mark.parametrize(
-    "config", ["json_kv_8k", "ruler_mv_8k", "alce_asqa_8k", "msmarco_8k", "trec_coarse_8k"]
+    "config",
+    [
+        "json_kv_8k",
+        "ruler_mv_8k",
+        "alce_asqa_8k",
+        "msmarco_8k",
+        "trec_coarse_8k",
+        "narrativeqa_8k",
+        "infbench_qa_8k",
+        "multi_lexsum_8k",
+    ],
 )
-def test_other_tasks_stream_in_shards_equal_to_the_prepared_splits(config, opts, monkeypatch):
+def test_other_tasks_stream_in_shards_equal_to_the_prepared_splits(
+    config, opts, llama2_tokenizer, monkeypatch
+):
+    opts = {**opts, "pretruncation_tokenizer": llama2_tokenizer}  # the long-document tasks' pre-truncation
     prepared_splits = load_dataset("helmet", config, **opts)
     rendered = Counter()
     fit = common.HelmetTask.fit

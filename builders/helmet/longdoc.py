@@ -30,7 +30,7 @@ from longbench_suite.errors import DataFormatError, SuiteError
 from longbench_suite.filememo import file_identity
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv
+from longbench_suite.task import BuildEnv, stream_shards
 from longbench_suite.truncation import HeadCuts
 
 from .common import DEFAULT_TOKENIZER, LENGTHS, HelmetTask
@@ -106,11 +106,25 @@ class LongDocTask(HelmetTask):
     ) -> Iterator[Instance]:
         """The instances of ``split`` in order; ``pretruncation.is_long`` is the length filter."""
 
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        return stream_shards(files)
+
+    def row_plan(
+        self, split: str, files: Mapping[str, FileRef], env: BuildEnv
+    ) -> tuple[Pretruncation, list[Instance]]:
+        """The split's instances, and the pre-truncation that filtered them (holding their cuts).
+
+        Instances share their documents with the parsed sources, so listing them costs little more
+        than the length filter every build of the split pays before its first row anyway.
+        """
+        pretruncation = Pretruncation(self, env)
+        return pretruncation, list(self.instances(split, files, pretruncation))
+
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv
     ) -> Iterator[dict]:
-        pretruncation = Pretruncation(self, env)
-        for instance in self.instances(split, files, pretruncation):
+        pretruncation, instances = env.plan("longdoc", lambda: self.row_plan(split, files, env))
+        for instance in env.shard(instances):
             fields = {
                 **instance.fields,
                 "context": pretruncation.cut(instance.document, length, instance.document_key),
