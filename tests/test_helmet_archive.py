@@ -161,5 +161,6 @@ def test_ruler_leakage_is_the_question_answer_pair_not_the_drawn_key(task):
     first = {"query_id": f"{task}-aaa", "question": "museum-pilot"}
     again = {"query_id": f"{task}-bbb", "question": "museum-pilot"}
     assert set(ruler.leakage_keys(first).values()).isdisjoint(ruler.leakage_keys(again).values())
-    assert ruler.leakage_keys(first) == ruler.leakage_keys(dict(first))
+    same_pair = {"query_id": first["query_id"], "question": "another-key"}
+    assert set(ruler.leakage_keys(first).values()) & set(ruler.leakage_keys(same_pair).values())
     assert json_kv.leakage_keys(first)["question"] == json_kv.leakage_keys(again)["question"]

@@ -220,3 +220,11 @@ def test_leaderboard_arithmetic():
     assert round(avg(GPT35_EN)["en"]["Avg"], 1) == 44.0
     zh = {t: GPT35_ZH[name] for name, ts in longbench.CATEGORIES["zh"].items() for t in ts}
     assert category_scores(zh)["zh"]["Avg"] == pytest.approx(44.45)  # published: 44.5
+
+
+def test_each_task_reports_the_metric_name_its_declaration_gives():
+    # eval.py's dataset2metric names (longbench.md §8), as builders/longbench/tasks.json declares them.
+    from longbench_suite import registry
+
+    for task in registry.benchmark("longbench").tasks:
+        assert longbench.task_scoring(task.name).metric == task.metric, task.name

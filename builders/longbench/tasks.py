@@ -19,6 +19,7 @@ from importlib import resources
 import datasets
 
 from longbench_suite.errors import DataFormatError
+from longbench_suite.metrics.longbench import length_bucket  # the row column scorer_e groups by
 from longbench_suite.records import iter_jsonl, jsonl_line_numbers, require
 from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
 from longbench_suite.task import BuildEnv, InputBudget, Task, features, stream_shards
@@ -60,20 +61,11 @@ FEATURES = features(
 #: The fields of a record, in upstream order (``longbench.md`` §3); other keys are ignored.
 FIELDS = ("input", "context", "answers", "length", "dataset", "language", "all_classes", "_id")
 
-#: LongBench-E's length buckets over ``length`` (words for English and code, characters for Chinese).
-BUCKETS = ((4000, "0-4k"), (8000, "4-8k"))
-LAST_BUCKET = "8k+"
-
 E_SUFFIX = "_e"
 
 
 def archive_member(config: str) -> Member:
     return Member(ARCHIVE, (f"data/{config}.jsonl",))
-
-
-def length_bucket(length: int) -> str:
-    """``eval.py``'s ``scorer_e``: ``< 4000`` -> 0-4k, ``< 8000`` -> 4-8k, else 8k+."""
-    return next((name for bound, name in BUCKETS if length < bound), LAST_BUCKET)
 
 
 def content_digest(record: Mapping) -> str:

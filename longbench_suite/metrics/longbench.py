@@ -78,18 +78,19 @@ def count_score(prediction: str, ground_truth: str) -> float:
     return _share_equal(prediction, str(ground_truth))
 
 
-def _retrieval(pattern: str):
-    def score(prediction: str, ground_truth: str) -> float:
-        found = re.findall(pattern, ground_truth)
-        if not found:
-            raise DataFormatError(f"reference {ground_truth!r} has no {pattern!r} paragraph id")
-        return _share_equal(prediction, found[0])
-
-    return score
+def _paragraph_share(prediction: str, ground_truth: str, pattern: str) -> float:
+    found = re.findall(pattern, ground_truth)
+    if not found:
+        raise DataFormatError(f"reference {ground_truth!r} has no {pattern!r} paragraph id")
+    return _share_equal(prediction, found[0])
 
 
-retrieval_score = _retrieval(r"Paragraph (\d+)")
-retrieval_zh_score = _retrieval(r"段落(\d+)")
+def retrieval_score(prediction: str, ground_truth: str) -> float:
+    return _paragraph_share(prediction, ground_truth, r"Paragraph (\d+)")
+
+
+def retrieval_zh_score(prediction: str, ground_truth: str) -> float:
+    return _paragraph_share(prediction, ground_truth, r"段落(\d+)")
 
 
 def _difflib_ratio(a: str, b: str) -> float:
