@@ -299,3 +299,47 @@ def test_hand_checked_prompt_text(tmp_path):
     )
     assert row["input"] == expected
     assert row["output"] == "A0" and row["answers"] == ["A0"] and row["max_new_tokens"] == 20
+
+
+def _mini_popqa(root, ids: list) -> None:
+    """PopQA's layout with the given ``id`` values (int or str: the spec leaves the type open)."""
+    kilt = root / "data" / "kilt"
+    kilt.mkdir(parents=True)
+    rows = []
+    for n, ident in enumerate(ids):
+        gold = {"title": f"Gold {n}", "text": f"the answer is A{n}"}
+        for depth in (0.0, 1.0):
+            rows.append(
+                {
+                    "id": ident,
+                    "s_pop": 10 + n,
+                    "question": f"What is the occupation of P{n}?",
+                    "answers": [f"A{n}"],
+                    "depth": depth,
+                    "ctxs": [gold] if depth == 0.0 else [{"title": "Other", "text": "x"}, gold],
+                    "positive_ctxs": [gold],
+                }
+            )
+    for k in (3, 50):
+        (kilt / f"popqa_test_1000_k{k}_dep6.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+@pytest.mark.parametrize("id_type", [int, str])
+def test_popqa_eval_sample_follows_the_sorted_order_of_the_id_type(id_type, tmp_path):
+    # sorted() orders 7 < 14 but "14" < "7": HELMET samples from the ids as the file types them.
+    numbers = [7 * n for n in range(1, 121)]
+    _mini_popqa(tmp_path, [id_type(n) for n in numbers])
+    splits = load_dataset(
+        "helmet", "popqa_8k", data_dir=str(tmp_path), tokenizer="words", cache_dir=str(tmp_path / "c")
+    )
+
+    def helmet_sample(keys):
+        random.seed(42)
+        return random.sample(sorted(keys), 100)
+
+    expected = {f"popqa-{k}" for k in helmet_sample([id_type(n) for n in numbers])}
+    other_type = str if id_type is int else int
+    assert {f"popqa-{k}" for k in helmet_sample([other_type(n) for n in numbers])} != expected
+    assert set(splits["eval"]["query_id"]) == expected
+    assert len(splits["eval"]) == 200 and len(splits["dev"]) == 20
+    assert not set(splits["dev"]["query_id"]) & expected

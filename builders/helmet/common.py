@@ -12,8 +12,8 @@ import datasets
 
 from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError
-from longbench_suite.sources import Member, RemoteFile, hub_url
-from longbench_suite.task import BuildEnv, InputBudget, Task, features
+from longbench_suite.sources import FileRef, Member, RemoteFile, hub_url
+from longbench_suite.task import BuildEnv, InputBudget, Task, features, stream_shards
 from longbench_suite.templates import PromptTemplate
 from longbench_suite.truncation import fit_by_cutting_context
 
@@ -74,6 +74,10 @@ class HelmetTask(Task):
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return self.sizes
+
+    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
+        # Every HELMET family plans its rows (CONTRIBUTING.md, "Streaming shards").
+        return stream_shards(files)
 
     def dataset_name(self, length: str) -> str:
         """HELMET's name of this config's dataset (some carry a length parameter: ``alce_asqa_30``)."""

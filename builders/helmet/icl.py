@@ -25,7 +25,7 @@ from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError, SourceError
 from longbench_suite.records import iter_parquet
 from longbench_suite.sources import FileRef, RemoteFile, github_raw_url, hub_url
-from longbench_suite.task import BuildEnv, stream_shards
+from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
 from .common import HelmetTask
@@ -86,7 +86,7 @@ class IclTask(HelmetTask):
         """HELMET: the whole test pool if it has at most 500 rows, else shuffle(42) then balance(500, 42)."""
         if len(test) <= EVAL_SIZE:
             return list(test)
-        shuffled = [test[i] for i in sampling.hf_shuffle_order(len(test), sampling.HELMET_SEED)]
+        shuffled = sampling.hf_shuffle(test, sampling.HELMET_SEED)
         return sampling.balance_labels(
             shuffled, EVAL_SIZE, sampling.python_rng(sampling.HELMET_SEED), label_of=_label
         )
@@ -116,9 +116,6 @@ class IclTask(HelmetTask):
         return dev, pool
 
     # -- rows -----------------------------------------------------------------------------------
-
-    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        return stream_shards(files)
 
     def generate(
         self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv

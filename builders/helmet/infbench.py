@@ -142,7 +142,7 @@ class InfBenchTask(LongDocTask):
 
     def partition(self, examples: list[Example], books: Mapping, pretruncation: Pretruncation):
         kept = [e for e in examples if pretruncation.is_long(books[e.book], e.book)]
-        ordered = [kept[i] for i in sampling.hf_shuffle_order(len(kept), sampling.HELMET_SEED)]
+        ordered = sampling.hf_shuffle(kept, sampling.HELMET_SEED)
         evaluated = ordered[: self.eval_size]
         taken = {self.query_id(e) for e in evaluated}
         return {

@@ -30,7 +30,7 @@ from longbench_suite.errors import DataFormatError, SuiteError
 from longbench_suite.filememo import file_identity
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv, stream_shards
+from longbench_suite.task import BuildEnv
 from longbench_suite.truncation import HeadCuts
 
 from .common import DEFAULT_TOKENIZER, LENGTHS, HelmetTask
@@ -105,9 +105,6 @@ class LongDocTask(HelmetTask):
         self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
     ) -> Iterator[Instance]:
         """The instances of ``split`` in order; ``pretruncation.is_long`` is the length filter."""
-
-    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        return stream_shards(files)
 
     def row_plan(
         self, split: str, files: Mapping[str, FileRef], env: BuildEnv

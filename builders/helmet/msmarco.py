@@ -19,7 +19,7 @@ from longbench_suite import sampling
 from longbench_suite.errors import DataFormatError
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv, stream_shards
+from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
 from .common import HelmetTask, archive_member, pick_dev_variant
@@ -160,9 +160,6 @@ class RerankTask(HelmetTask):
         if len(pool) > 2 * part.helmet_rows:
             pool = [d for d in pool if d.qid not in part.helmet_qids]
         return pool
-
-    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        return stream_shards(files)
 
     def row_plan(self, split: str, files: Mapping[str, FileRef]) -> tuple[Partition, list[Ranking]]:
         """The split's partition (its rows: ``part.lines``, in file order) and the demonstration pool."""

@@ -106,8 +106,7 @@ class MultiLexSumTask(LongDocTask):
     def select(self, split: str, cases: list[Case], texts: Mapping[str, str], pretruncation: Pretruncation):
         kept = [c for c in cases if pretruncation.is_long(context(c, texts), tuple(c.documents))]
         if split == "eval" and len(kept) > self.eval_size:
-            order = sampling.hf_shuffle_order(len(kept), sampling.HELMET_SEED)
-            return [kept[i] for i in order[: self.eval_size]]
+            return sampling.hf_shuffle(kept, sampling.HELMET_SEED)[: self.eval_size]
         return kept
 
     def instances(

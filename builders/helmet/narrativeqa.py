@@ -126,8 +126,8 @@ class NarrativeQATask(LongDocTask):
         return f"{self.name}-{q.document_key[0]}-{digest}"
 
     def partition(self, questions: list[Question], long_documents: Mapping) -> dict[str, list[Question]]:
-        order = sampling.hf_shuffle_order(len(questions), sampling.HELMET_SEED)
-        kept = [questions[i] for i in order if questions[i].document_key in long_documents]
+        shuffled = sampling.hf_shuffle(questions, sampling.HELMET_SEED)
+        kept = [q for q in shuffled if q.document_key in long_documents]
         evaluated = kept[: self.eval_size]
         taken = {self.query_id(q) for q in evaluated}
         return {

@@ -18,7 +18,7 @@ from longbench_suite import sampling
 from longbench_suite.filememo import memoized
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv, stream_shards
+from longbench_suite.task import BuildEnv
 from longbench_suite.templates import PromptTemplate
 
 from .common import (
@@ -94,9 +94,6 @@ class RagTask(HelmetTask):
 
     def info(self, length: str) -> dict:
         return {**super().info(length), "passages in context": self.passages[length]}
-
-    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        return stream_shards(files)
 
     # -- records -------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from longbench_suite import sampling
 from longbench_suite.sources import FileRef
-from longbench_suite.task import BuildEnv, stream_shards
+from longbench_suite.task import BuildEnv
 
 from .common import HelmetTask
 
@@ -60,9 +60,6 @@ class ShuffledTask(HelmetTask):
             if i not in in_eval and k.query_id not in ids and k.question not in questions
         }
         return order, dev
-
-    def num_shards(self, length: str, files: Mapping[str, FileRef]) -> int:
-        return stream_shards(files)
 
     def row_plan(self, split: str, files: Mapping[str, FileRef]) -> tuple[list[int], int]:
         """``(the split's source row indices in row order, the file's row count)``."""
