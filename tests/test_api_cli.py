@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -171,7 +172,9 @@ def test_cli_build_writes_jsonl_and_parquet(helmet_mirror, tiny_tokenizer, tmp_p
     assert len(rows) == 887 and rows[0]["input"].endswith("\nAnswer:")
     assert cli.main(["build", "nq_8k", "popqa_8k", "--stats", *common]) == 0
     table = capsys.readouterr().out
-    assert "helmet/popqa_8k  eval" in table.replace("   ", "  ") or "helmet/popqa_8k" in table
+    for config in ("helmet/nq_8k", "helmet/popqa_8k"):
+        for split in ("dev", "eval"):
+            assert re.search(rf"^{config}\s+{split}\s+\d+\s+\d+", table, re.M), (config, split, table)
 
 
 def test_help_everywhere():

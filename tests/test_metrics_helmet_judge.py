@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
-import os
-import subprocess
 from importlib import resources
 
 import pytest
@@ -21,41 +18,36 @@ from longbench_suite.metrics.helmet_judge import (
     summary_prompts,
     summary_scores,
 )
+from tests.support.realdata import REALDATA_DIR
 
-HELMET_MIRROR = "/work/.mirror/princeton-nlp+HELMET/repo"
-#: sha256 of each prompt at HELMET commit 4526dfb, taken when the prompts were quoted
-PROMPT_SHA256 = {
-    "judge_prompt": "5e58473efe89277f",
-    "fluency_prompt": "1ae2a512ceda269a",
-    "fluency_prompt_book": "1cdd25fa4ef5982b",
-    "recall_prompt": "18fbb46816b4f273",
-    "recall_prompt_book": "2716154035020275",
-    "precision_prompt": "977e320bea9a5956",
-    "precision_prompt_book": "98f9964803fa36d0",
+#: HELMET's judge prompts at commit 4526dfb, extracted verbatim from its scripts (tests/realdata/README.md)
+UPSTREAM_PROMPTS = REALDATA_DIR / "helmet" / "judge" / "prompts_4526dfb.json"
+PROMPT_NAMES = {
+    "judge_prompt",
+    "fluency_prompt",
+    "fluency_prompt_book",
+    "recall_prompt",
+    "recall_prompt_book",
+    "precision_prompt",
+    "precision_prompt_book",
 }
 
 
-def test_prompts_are_the_quoted_ones():
+def test_prompts_equal_helmets_scripts():
+    upstream = json.loads(UPSTREAM_PROMPTS.read_text(encoding="utf-8"))["prompts"]
+    assert set(upstream) == PROMPT_NAMES
+    for name in PROMPT_NAMES:
+        assert prompts()[name] == upstream[name]["text"], name
+
+
+def test_stored_prompt_digests_match_their_text():
     stored = json.loads(
         resources.files("longbench_suite.metrics").joinpath("helmet_judge_prompts.json").read_text()
     )
-    for name, prefix in PROMPT_SHA256.items():
-        digest = hashlib.sha256(prompts()[name].encode("utf-8")).hexdigest()
-        assert digest.startswith(prefix)
-        assert stored["prompts"][name]["sha256"] == digest
-
-
-@pytest.mark.skipif(
-    not os.path.isdir(HELMET_MIRROR), reason="HELMET's source snapshot is not on this machine"
-)
-def test_prompts_equal_helmet_source():
-    for path in ("scripts/eval_gpt4_longqa.py", "scripts/eval_gpt4_summ.py"):
-        source = subprocess.run(
-            ["git", "-C", HELMET_MIRROR, "show", f"HEAD:{path}"], capture_output=True, text=True, check=True
-        ).stdout
-        for node in ast.parse(source).body:
-            if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) in PROMPT_SHA256:
-                assert prompts()[node.targets[0].id] == node.value.value
+    for name in PROMPT_NAMES:
+        assert (
+            stored["prompts"][name]["sha256"] == hashlib.sha256(prompts()[name].encode("utf-8")).hexdigest()
+        )
 
 
 def test_narrativeqa_prompt_shows_answers_as_a_python_list_and_the_parsed_output():

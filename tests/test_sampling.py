@@ -71,5 +71,6 @@ def test_first_per_key_and_derived_seed():
     keys = ["a", "a", "b", "c", "b", "d"]
     assert sampling.first_per_key([0, 1, 2, 3, 4, 5], keys.__getitem__, 2) == [0, 2]
     assert sampling.first_per_key([5, 4, 3], keys.__getitem__, 5) == [5, 4, 3]
-    assert sampling.derived_seed("x", 1) == sampling.derived_seed("x", 1) != sampling.derived_seed("x", 2)
-    assert 0 <= sampling.derived_seed("anything") < 2**31
+    # the documented recipe: sha256 of the parts joined with "\x1f", modulo 2**31
+    assert sampling.derived_seed("x", 1) == int(hashlib.sha256(b"x\x1f1").hexdigest(), 16) % 2**31
+    assert sampling.derived_seed("x", 1) != sampling.derived_seed("x", 2)

@@ -9,12 +9,11 @@ from __future__ import annotations
 import math
 
 import pytest
+import torch  # the [test] extra installs torch==2.13.0 (CPU), trl and accelerate
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+from trl import SFTConfig, SFTTrainer
 
-torch = pytest.importorskip("torch")  # the [test] extra installs it; importorskip only names it
-from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast  # noqa: E402
-from trl import SFTConfig, SFTTrainer  # noqa: E402
-
-from longbench_suite import load_dataset  # noqa: E402
+from longbench_suite import load_dataset
 
 # A minimal chat template: the user turn, then the assistant's text closed by </s>.
 CHAT_TEMPLATE = (

@@ -106,6 +106,11 @@ def test_head_and_tail_are_exact_token_windows(counter, text, n):
         assert head == text[: full.offsets[n - 1][1]]
     tail = tr.keep_tail(text, counter, n)
     assert text.endswith(tail)
+    body = len(full) - full.leading_specials - full.trailing_specials
+    if body <= n:
+        assert tail == text
+    else:
+        assert tail == text[full.offsets[len(full) - full.trailing_specials - n][0] :]
 
 
 def _helmet_pretruncate_reference(tok: Tokenizer, ctx: str, budget: int, postfix: str) -> str:
