@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from longbench_suite.benchmarks.adaleval.metrics import (
@@ -51,15 +54,37 @@ def test_tsort_extractor(prediction, extracted):
     assert extract_tsort(prediction) == extracted
 
 
-def test_tsort_comparison_keeps_the_prefix_quirk_and_rejects_non_lists():
+def test_tsort_comparison_pairs_values_as_python_iterates_them():
     gold = [4, 1, 3, 2]
     assert tsort_correct([4, 1, 3, 2], gold)
     assert tsort_correct([4, 1], gold)  # a matching prefix counts, as upstream
     assert tsort_correct([], gold)
+    assert tsort_correct({}, gold) and tsort_correct("", gold)  # nothing to compare
     assert not tsort_correct([4, 1, 2, 3], gold)
     assert not tsort_correct([4, 2], gold)
-    for value in (4, None, "4132", {"4": 1}, True):  # upstream crashes (or compares chars/keys)
+    assert not tsort_correct("4132", gold)  # characters are not part numbers
+    assert not tsort_correct({"4": 1}, gold)  # nor are keys
+    for value in (4132, None, True, 1.5):  # upstream crashes; the library scores them wrong
         assert not tsort_correct(value, gold)
+
+
+UPSTREAM_TSORT = Path(__file__).parent / "upstream" / "adaleval_tsort_verdicts.json"
+
+
+def test_tsort_scores_equal_ada_levals_own_verdicts_wherever_it_returns_one():
+    recorded = json.loads(UPSTREAM_TSORT.read_text(encoding="utf-8"))
+    assert recorded["ada_leval_commit"].startswith("2154258")
+    verdicts = {"100.0": 100.0, "0.0": 0.0}
+    crashes = 0
+    for case in recorded["cases"]:
+        row = {"answer": case["answer"], "query_id": "q"}
+        ours = score_task("adaleval", "tsort", [row], [case["prediction"]]).headline["accuracy"]
+        if str(case["upstream"]).startswith("crash"):
+            crashes += 1
+            assert ours == 0.0, case  # the documented deviation
+        else:
+            assert ours == verdicts[str(case["upstream"])], case
+    assert crashes and crashes < len(recorded["cases"])
 
 
 def ba_row(answer, n):

@@ -9,9 +9,13 @@ Ada-LEval's ``ada_leval/dataset.py`` after PR #3).
 - TSort (``tsort``): the text after the first ``"Answer:"`` (up to the next one) parsed as JSON;
   failing that, the one permutation of 1-4 that is a character subsequence of the text, if exactly
   one is; else ``[0, 0, 0, 0]``. A prediction is correct when it agrees with the gold at every
-  position of their pairing. Like upstream, a list that is a matching prefix of the gold (``[4]``,
-  ``[]``) counts as correct; unlike upstream, which crashes on it, a JSON value that is not a list
-  (``4``, ``null``, ``{...}``, a string) is scored wrong.
+  position of their pairing, the pairing being Python's iteration of the parsed value, as upstream
+  pairs them: a matching prefix of the gold (``[4]``, ``[]``) counts as correct, and so do an empty
+  object ``{}`` and an empty string ``""``; a non-empty object or string never matches (its keys or
+  characters are not part numbers). Where upstream crashes (``TypeError``) — a JSON number, ``true``,
+  ``null``, so also a correct order written as bare digits, ``4132`` — the row is scored wrong
+  (``docs/adaleval.md`` §7.1). ``tests/upstream/adaleval_tsort_verdicts.json`` holds upstream's own
+  verdicts.
 
 Accuracy is 100 × the share of correct rows (unrounded; upstream prints one decimal). Baselines:
 TSort 100/24, BestAnswer 100 × mean(1/num_choices) over the rows.
@@ -73,8 +77,8 @@ def extract_tsort(prediction: str) -> Any:
 
 
 def tsort_correct(extracted: Any, gold: Sequence[int]) -> bool:
-    """Position-wise agreement over the pairing (a matching prefix counts); non-lists are wrong."""
-    if not isinstance(extracted, list):
+    """Position-wise agreement over the pairing (a matching prefix counts); non-iterables are wrong."""
+    if not isinstance(extracted, list | dict | str):
         return False
     return all(a == e for a, e in zip(gold, extracted, strict=False))
 
