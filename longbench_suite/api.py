@@ -17,6 +17,7 @@ from datasets.exceptions import DatasetGenerationError
 from . import registry
 from .builder import SuiteBuilder
 from .errors import DataFormatError, SplitUnavailableError, SuiteError, UnknownNameError
+from .fit.rules import check_max_input_tokens
 from .task import SPLITS
 from .training.holdout import DEFAULT_FRACTION
 
@@ -44,8 +45,7 @@ def get_builder(
     """
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
-    if max_input_tokens is not None and (not isinstance(max_input_tokens, int) or max_input_tokens <= 0):
-        raise ValueError(f"max_input_tokens must be a positive integer, got {max_input_tokens!r}")
+    check_max_input_tokens(max_input_tokens)
     return builder_cls(
         config_name=config,
         cache_dir=cache_dir,

@@ -23,6 +23,7 @@ from datasets.download.streaming_download_manager import StreamingDownloadManage
 
 from ._version import __version__
 from .errors import DataFormatError, SourceError, TokenizerLoadError
+from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
 from .instance import Plan
 from .memo import Memo
@@ -47,6 +48,7 @@ class SuiteConfig(datasets.BuilderConfig):
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
+        check_max_input_tokens(max_input_tokens)
         self.task = task
         self.length = length
         self.mirror = mirror

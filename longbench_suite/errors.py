@@ -40,6 +40,10 @@ class PredictionError(SuiteError, ValueError):
     """A predictions file that does not match the split's rows (missing, extra or duplicate rows)."""
 
 
+class OptionError(SuiteError, ValueError):
+    """An option value the library cannot build with (names the option and what it accepts)."""
+
+
 class InvalidTextError(DataFormatError):
     """Text no tokenizer or Arrow file can hold: a lone UTF-16 surrogate (``"\\ud800"`` in JSON)."""
 

@@ -158,4 +158,9 @@ def train_demo_tokenizer(dest_dir: str, vocab_size: int = 2000) -> str:
     tmp = f"{path}.tmp-{os.getpid()}"
     tok.save(tmp)
     os.replace(tmp, path)
+    # decode as the tokenizers pipeline does, with no transformers-style clean-up of spaces
+    config = os.path.join(dest_dir, "tokenizer_config.json")
+    with open(f"{config}.tmp-{os.getpid()}", "w", encoding="utf-8") as handle:
+        json.dump({"clean_up_tokenization_spaces": False}, handle)
+    os.replace(f"{config}.tmp-{os.getpid()}", config)
     return path

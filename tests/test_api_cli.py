@@ -12,7 +12,7 @@ import datasets
 import pytest
 
 from longbench_suite import cli, get_builder, load_dataset
-from longbench_suite.errors import SourceError, SplitUnavailableError, UnknownNameError
+from longbench_suite.errors import OptionError, SourceError, SplitUnavailableError, UnknownNameError
 from longbench_suite.fit.tokenizers import load_tokenizer
 
 
@@ -40,8 +40,11 @@ def test_bad_names_and_splits(helmet_mirror, tiny_tokenizer, tmp_path):
         load_dataset("longbench_suite", **opts)
     with pytest.raises(TypeError, match=r"only apply to longbench_suite configs"):
         load_dataset(str(tmp_path), "x", tokenizer="words")
-    with pytest.raises(ValueError, match=r"positive integer"):
-        get_builder("nq_8k", max_input_tokens=0)
+    for bad in (0, 1, -5, 2.5, True, "100"):  # upstream's middle cut keeps everything at 1 (x[-0:])
+        with pytest.raises(OptionError, match=r"max_input_tokens must be an integer of at least 2"):
+            get_builder("nq_8k", max_input_tokens=bad)
+    with pytest.raises(OptionError, match=r"max_input_tokens .* got 1$"):
+        load_dataset("longbench_suite", "qasper_4k", split="eval", max_input_tokens=1, **opts)
     assert not (tmp_path / "cache" / "longbench_suite_helmet").exists()
 
 

@@ -223,7 +223,12 @@ def test_a_tokenizer_folder_with_code_loads_only_its_tokenizer_json(tiny_tokeniz
     shutil.copy(tiny_tokenizer, folder / "tokenizer.json")
     (folder / "tokenization_evil.py").write_text(MARKER_CODE.format(marker=marker))
     (folder / "tokenizer_config.json").write_text(
-        json.dumps({"auto_map": {"AutoTokenizer": ["tokenization_evil.EvilTokenizer", None]}})
+        json.dumps(
+            {
+                "auto_map": {"AutoTokenizer": ["tokenization_evil.EvilTokenizer", None]},
+                "clean_up_tokenization_spaces": False,  # as the tiny tokenizer's own config says
+            }
+        )
     )
     counter = load_tokenizer(str(folder))
     assert counter.identity == load_tokenizer(tiny_tokenizer).identity

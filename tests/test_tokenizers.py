@@ -1,4 +1,7 @@
+import json
 import pickle
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -107,6 +110,7 @@ def test_a_tokenizer_json_rewritten_in_place_is_reloaded(tiny_tokenizer, llama2_
     import shutil
 
     path = tmp_path / "tokenizer.json"
+    shutil.copy(Path(tiny_tokenizer).with_name("tokenizer_config.json"), tmp_path)
     shutil.copy(tiny_tokenizer, path)
     first = load_tokenizer(str(path))
     shutil.copy(llama2_tokenizer, path)
@@ -135,3 +139,105 @@ def test_without_tiktoken_only_tiktoken_specs_fail(monkeypatch, tiny_tokenizer):
         assert load_tokenizer("words").count("a b") == 2
     finally:
         tokenizers._load_named.cache_clear()
+
+
+# -- transformers' decode clean-up (clean_up_tokenization_spaces) -----------------------------------
+
+CLEAN_UP_TEXT = (
+    "He would patronise 'men of letters' , they said . Isn't it ? Yes ! I 'm sure we 've "
+    "seen they 're right ; it 's John 's ' book ' . Don 't , won 't ... "
+)
+
+
+def _tokenizer_dir(tmp_path, source: str, config: dict | None) -> Path:
+    folder = tmp_path / ("with-config" if config is not None else "no-config")
+    folder.mkdir()
+    shutil.copy(source, folder / "tokenizer.json")
+    if config is not None:
+        (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    return folder
+
+
+@pytest.mark.parametrize(
+    "config", [None, {}, {"clean_up_tokenization_spaces": True}, {"clean_up_tokenization_spaces": False}]
+)
+def test_middle_cut_decoding_equals_transformers_decode_under_the_configs_clean_up(
+    llama2_tokenizer, tmp_path, config
+):
+    from transformers import PreTrainedTokenizerFast
+
+    folder = _tokenizer_dir(tmp_path, llama2_tokenizer, config)
+    counter = load_tokenizer(str(folder))
+    clean_up = (config or {}).get("clean_up_tokenization_spaces", True)  # transformers 4's default
+    # transformers 5 skips the clean-up for BPE unless forced; the 4.x releases upstream pins apply it
+    reference = PreTrainedTokenizerFast(
+        tokenizer_file=str(folder / "tokenizer.json"),
+        clean_up_tokenization_spaces=clean_up,
+        clean_up_tokenization_spaces_for_bpe_even_though_it_will_corrupt_output=True,
+    )
+    encoding = counter.encode(CLEAN_UP_TEXT)
+    n = len(encoding.ids)
+    spans = [(0, n), (0, n // 2), (n // 3, n), (5, 17), (1, n - 1)]
+    for a, b in spans:
+        expected = reference.decode(list(encoding.ids[a:b]), skip_special_tokens=True)
+        assert counter.decode_span(CLEAN_UP_TEXT, encoding, a, b) == expected, (config, a, b)
+    whole = counter.decode_span(CLEAN_UP_TEXT, encoding, 0, n)
+    assert ("patronise'men" in whole) is clean_up
+    assert ("patronise 'men" in whole) is not clean_up
+
+
+def test_the_clean_up_setting_is_part_of_the_tokenizer_identity(llama2_tokenizer, tmp_path):
+    raw = load_tokenizer(
+        str(_tokenizer_dir(tmp_path, llama2_tokenizer, {"clean_up_tokenization_spaces": False}))
+    )
+    cleaned = load_tokenizer(str(_tokenizer_dir(tmp_path, llama2_tokenizer, None)))
+    assert raw.identity != cleaned.identity
+    assert raw.identity == load_tokenizer(llama2_tokenizer).identity  # the fixture's config says false
+    assert pickle.loads(pickle.dumps(cleaned)).decode_span("a .", cleaned.encode("a ."), 0, 3) == "a."
+
+
+def test_a_bad_clean_up_setting_is_one_line_naming_the_file(llama2_tokenizer, tmp_path):
+    folder = _tokenizer_dir(tmp_path, llama2_tokenizer, {"clean_up_tokenization_spaces": "yes"})
+    with pytest.raises(
+        TokenizerLoadError, match=r"tokenizer_config.json: 'clean_up_tokenization_spaces' must"
+    ):
+        load_tokenizer(str(folder))
+
+
+def _serve_hub_files(monkeypatch, files: dict[str, str | None]) -> None:
+    """``hf_hub_download`` answering from ``files``: a path, ``None`` (not in the repo) or ``"offline"``."""
+    import huggingface_hub
+    from huggingface_hub.errors import LocalEntryNotFoundError, RemoteEntryNotFoundError
+
+    class NotInRepo(RemoteEntryNotFoundError):
+        def __init__(self, name: str) -> None:
+            Exception.__init__(self, f"404: {name}")
+
+    def download(repo_id, filename, revision=None, **_):
+        found = files[filename]
+        if found is None:
+            raise NotInRepo(filename)
+        if found == "offline":
+            raise LocalEntryNotFoundError(f"{filename} is not cached")
+        return found
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+
+
+def test_a_hub_tokenizer_reads_its_config_and_defaults_to_clean_up_when_the_repo_has_none(
+    llama2_tokenizer, tmp_path, monkeypatch
+):
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"clean_up_tokenization_spaces": False}))
+    _serve_hub_files(monkeypatch, {"tokenizer.json": llama2_tokenizer, "tokenizer_config.json": str(config)})
+    assert not load_tokenizer("example/with-config").clean_up_tokenization_spaces
+    _serve_hub_files(monkeypatch, {"tokenizer.json": llama2_tokenizer, "tokenizer_config.json": None})
+    assert load_tokenizer("example/without-config").clean_up_tokenization_spaces
+
+
+def test_an_offline_hub_tokenizer_without_its_cached_config_is_refused_not_guessed(
+    llama2_tokenizer, monkeypatch
+):
+    _serve_hub_files(monkeypatch, {"tokenizer.json": llama2_tokenizer, "tokenizer_config.json": "offline"})
+    with pytest.raises(TokenizerLoadError, match=r"'example/offline'.*tokenizer_config.json is not in the"):
+        load_tokenizer("example/offline")

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SuiteError
+from ..errors import OptionError, SuiteError
 from ..render import PromptTemplate
 from .tokenizers import TokenCounter
 from .truncation import MIDDLE_CUT_TOLERANCE, fit_by_cutting_context, keep_middle
@@ -41,6 +41,22 @@ class InputBudget:
     @property
     def limit(self) -> int:
         return self.tokens + self.tolerance
+
+
+#: the smallest ``max_input_tokens``: the middle cut keeps half of it from each end, and upstream's
+#: ``tokens[-0:]`` with a budget of 1 keeps the whole prompt instead of cutting it
+MIN_INPUT_TOKENS = 2
+
+
+def check_max_input_tokens(value: object) -> None:
+    """Refuse a ``max_input_tokens`` no rule can cut to (see :data:`MIN_INPUT_TOKENS`)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_INPUT_TOKENS:
+        raise OptionError(
+            f"max_input_tokens must be an integer of at least {MIN_INPUT_TOKENS} (the middle cut keeps "
+            f"half of it from each end), got {value!r}"
+        )
 
 
 def user_budget(max_input_tokens: int, tolerance: int = 0, rule: str = "max_input_tokens") -> InputBudget:

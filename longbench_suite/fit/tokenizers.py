@@ -13,6 +13,9 @@ A *tokenizer spec* is one of
 Hugging Face tokenizers are loaded with ``tokenizers.Tokenizer`` from ``tokenizer.json`` and never
 through transformers' ``LlamaTokenizer``: transformers 5 tokenizes Llama-2 differently at leading
 spaces, while the raw ``tokenizer.json`` pipeline reproduces what upstream ran (``docs/ecosystem.md`` §5.1).
+Decoding (the middle cut) honours the ``clean_up_tokenization_spaces`` of the ``tokenizer_config.json``
+beside it, true where the config does not set it, as in the transformers 4 releases upstream pins
+(``docs/ecosystem.md`` §5.4).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import bisect
 import functools
 import hashlib
 import itertools
+import json
 import os
 import re
 from abc import ABC, abstractmethod
@@ -145,12 +149,19 @@ class HFTokenizer(TokenCounter):
     once on probe texts, and a tokenizer whose pieces do not join exactly is never cut.
     """
 
-    def __init__(self, tokenizer, name: str, piece_chars: int | None = None) -> None:
+    def __init__(
+        self,
+        tokenizer,
+        name: str,
+        piece_chars: int | None = None,
+        clean_up_tokenization_spaces: bool = False,
+    ) -> None:
         self._tok = tokenizer
         self.name = name
+        self.clean_up_tokenization_spaces = clean_up_tokenization_spaces
         self.identity = (
             "tokenizer.json:" + hashlib.sha256(tokenizer.to_str().encode("utf-8")).hexdigest()[:32]
-        )
+        ) + ("|clean-up-spaces" if clean_up_tokenization_spaces else "")
         self.splits_at_newlines = _no_token_spans_newlines(tokenizer)
         self.piece_chars = PIECE_CHARS if piece_chars is None else piece_chars
         added = list(tokenizer.get_added_tokens_decoder().values())
@@ -248,7 +259,8 @@ class HFTokenizer(TokenCounter):
         return counts
 
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
-        return self._tok.decode(list(encoding.ids[start:stop]), skip_special_tokens=True)
+        decoded = self._tok.decode(list(encoding.ids[start:stop]), skip_special_tokens=True)
+        return clean_up_tokenization(decoded) if self.clean_up_tokenization_spaces else decoded
 
     def __getstate__(self):
         return {
@@ -256,13 +268,51 @@ class HFTokenizer(TokenCounter):
             "name": self.name,
             "identity": self.identity,
             "piece_chars": self.piece_chars,
+            "clean_up_tokenization_spaces": self.clean_up_tokenization_spaces,
         }
 
     def __setstate__(self, state):
         from tokenizers import Tokenizer
 
-        self.__init__(Tokenizer.from_str(state["json"]), state["name"], state.get("piece_chars"))
+        self.__init__(
+            Tokenizer.from_str(state["json"]),
+            state["name"],
+            state.get("piece_chars"),
+            state.get("clean_up_tokenization_spaces", False),
+        )
         self.identity = state["identity"]
+
+
+#: transformers' ``clean_up_tokenization``: these replacements, one after the other, in this order.
+_CLEAN_UP = (
+    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"),
+    (" n't", "n't"), (" 'm", "'m"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+)  # fmt: skip
+
+
+def clean_up_tokenization(text: str) -> str:
+    """``text`` without the spaces transformers' decode clean-up removes (before ``.``, ``,``, ``'s`` …)."""
+    for spaced, joined in _CLEAN_UP:
+        text = text.replace(spaced, joined)
+    return text
+
+
+def clean_up_setting(config_path: str | None) -> bool:
+    """The ``clean_up_tokenization_spaces`` a ``tokenizer_config.json`` sets (true when it sets none
+    or there is no such file, transformers 4's default)."""
+    if config_path is None or not os.path.isfile(config_path):
+        return True
+    try:
+        with open(config_path, encoding="utf-8") as handle:
+            config = json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise TokenizerLoadError(f"cannot read {config_path}: {exc}") from None
+    value = config.get("clean_up_tokenization_spaces", True) if isinstance(config, dict) else None
+    if not isinstance(value, bool):
+        raise TokenizerLoadError(
+            f"{config_path}: 'clean_up_tokenization_spaces' must be true or false, got {value!r}"
+        )
+    return value
 
 
 #: What an :class:`HFTokenizer` remembers of the pieces it tokenized: token counts of this many pieces
@@ -558,7 +608,8 @@ def _tiktoken_names() -> set[str]:
     return set(_tiktoken().list_encoding_names())
 
 
-def _from_tokenizer_json(path: str, name: str) -> HFTokenizer:
+def _from_tokenizer_json(path: str, name: str, config_path: str | None) -> HFTokenizer:
+    """The tokenizer in ``path``, decoding with the clean-up its ``config_path`` sets (None: no config)."""
     try:
         from tokenizers import Tokenizer
     except ImportError:
@@ -567,13 +618,19 @@ def _from_tokenizer_json(path: str, name: str) -> HFTokenizer:
             "pip install tokenizers"
         ) from None
     try:
-        return HFTokenizer(Tokenizer.from_file(path), name=name)
+        tokenizer = Tokenizer.from_file(path)
     except Exception as exc:
         raise TokenizerLoadError(f"cannot load tokenizer {name!r} from {path}: {exc}") from None
+    return HFTokenizer(tokenizer, name=name, clean_up_tokenization_spaces=clean_up_setting(config_path))
+
+
+#: the file beside ``tokenizer.json`` that holds transformers' settings, among them the decode clean-up
+TOKENIZER_CONFIG = "tokenizer_config.json"
 
 
 def _from_hub(repo: str) -> HFTokenizer:
     from huggingface_hub import hf_hub_download
+    from huggingface_hub.errors import LocalEntryNotFoundError, RemoteEntryNotFoundError
 
     repo_id, _, revision = repo.partition("@")
     try:
@@ -581,22 +638,42 @@ def _from_hub(repo: str) -> HFTokenizer:
     except Exception as exc:
         hint = ""
         if repo_id.startswith("meta-llama/"):
-            hint = " (a gated repo: accept its licence on the Hub and set HF_TOKEN, or pass tokenizer=PATH)"
+            hint = (
+                " (a gated repo: accept its licence on the Hub and set HF_TOKEN, or give a local copy: "
+                "--tokenizer PATH, tokenizer=PATH)"
+            )
         raise TokenizerLoadError(
             f"cannot load tokenizer {repo!r} from the Hugging Face Hub{hint}: {exc.__class__.__name__}: {exc}"
         ) from None
-    return _from_tokenizer_json(path, name=repo)
+    try:
+        config_path = hf_hub_download(repo_id, TOKENIZER_CONFIG, revision=revision or None)
+    except RemoteEntryNotFoundError:  # the repo has none: transformers' defaults apply
+        config_path = None
+    except LocalEntryNotFoundError:
+        raise TokenizerLoadError(
+            f"tokenizer {repo!r}: its {TOKENIZER_CONFIG} is not in the Hugging Face cache and the Hub is "
+            "offline; it decides how the middle cut decodes (clean_up_tokenization_spaces). Fetch it "
+            "once online, or give a local folder holding both files: --tokenizer PATH, tokenizer=PATH"
+        ) from None
+    except Exception as exc:
+        raise TokenizerLoadError(
+            f"cannot load {TOKENIZER_CONFIG} of tokenizer {repo!r} from the Hugging Face Hub: "
+            f"{exc.__class__.__name__}: {exc}"
+        ) from None
+    return _from_tokenizer_json(path, repo, config_path)
 
 
 @functools.lru_cache(maxsize=16)
-def _load_file(path: str, name: str, version: tuple[int, int]) -> HFTokenizer:
-    # ``version`` (size, mtime) is part of the key, so a tokenizer.json rewritten in place is reloaded.
-    return _from_tokenizer_json(path, name=name)
+def _load_file(path: str, name: str, version: tuple) -> HFTokenizer:
+    # ``version`` (size, mtime of tokenizer.json and of its config) is part of the key, so a file
+    # rewritten in place is reloaded.
+    return _from_tokenizer_json(path, name, os.path.join(os.path.dirname(path), TOKENIZER_CONFIG))
 
 
-def _file_version(path: str) -> tuple[int, int]:
-    stat = os.stat(path)
-    return stat.st_size, stat.st_mtime_ns
+def _file_version(path: str) -> tuple:
+    config = os.path.join(os.path.dirname(path), TOKENIZER_CONFIG)
+    stats = [os.stat(p) for p in (path, config) if os.path.exists(p)]
+    return tuple((s.st_size, s.st_mtime_ns) for s in stats)
 
 
 @functools.lru_cache(maxsize=16)

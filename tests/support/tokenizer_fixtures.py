@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -93,13 +94,21 @@ def _llama_js_tarball(work: str) -> Path:
     return tgz
 
 
+#: Meta's Llama-2 ``tokenizer_config.json`` sets this, so transformers decodes without clean-up.
+LLAMA2_TOKENIZER_CONFIG = {"clean_up_tokenization_spaces": False}
+
+
 def llama2_tokenizer_json() -> Path:
     dest = CACHE / "llama2" / "tokenizer.json"
-    if dest.exists():
-        return dest
-    with tempfile.TemporaryDirectory() as work, tarfile.open(_llama_js_tarball(work)) as archive:
-        js_source = archive.extractfile("package/llama-tokenizer.js").read().decode("utf-8")
-    _rebuild_llama(js_source, dest)
+    if not dest.exists():
+        with tempfile.TemporaryDirectory() as work, tarfile.open(_llama_js_tarball(work)) as archive:
+            js_source = archive.extractfile("package/llama-tokenizer.js").read().decode("utf-8")
+        _rebuild_llama(js_source, dest)
+    config = dest.with_name("tokenizer_config.json")
+    if not config.exists():
+        tmp = config.with_suffix(".tmp")
+        tmp.write_text(json.dumps(LLAMA2_TOKENIZER_CONFIG), encoding="utf-8")
+        os.replace(tmp, config)
     return dest
 
 
