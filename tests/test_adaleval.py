@@ -383,6 +383,27 @@ def test_tsort_answer_and_book_id_in_either_stored_form(tmp_path, cl100k, answer
     assert list(rows["para_offset"]) == [r["para_offset"] for r in records]
 
 
+def test_records_upstream_accepts_build_empty_tags_and_offsets_and_float_offsets(tmp_path, cl100k):
+    """Upstream reads neither ``tags`` nor anything of ``para_offset`` but its string form."""
+    offsets = ([], [0.0, 5.0, 9.0, 14.0], [64, 69, 73, 78])
+    tsort = [tsort_record([4, 1, 3, 2], 17, o) for o in offsets]
+    question = {"question": "\nq", "all_answers": ["\na", "\nb"], "answer": "A2"}
+    bestanswer = [
+        {"question_id": "1", **question, "tags": []},
+        {"question_id": "2", **question},  # no tags at all
+        {"question_id": "3", **question, "tags": ["t"]},
+    ]
+    mirror = str(tmp_path / "m")
+    write_file(mirror, "textsort", "2k", tsort)
+    write_file(mirror, "stackselect", "2k", bestanswer)
+    opts = dict(split="eval", mirror=mirror, cache_dir=str(tmp_path / "c"))
+    rows = load_dataset("adaleval", "tsort_2k", **opts)
+    assert list(rows["official_index"]) == [f"17_{'_'.join(str(x) for x in o)}" for o in offsets]
+    assert rows[1]["official_index"] == "17_0.0_5.0_9.0_14.0"  # str() of upstream's floats
+    assert list(rows["para_offset"]) == [[], [0, 5, 9, 14], [64, 69, 73, 78]]
+    assert list(load_dataset("adaleval", "bestanswer_2k", **opts)["tags"]) == [[], None, ["t"]]
+
+
 # -- bad input and options --------------------------------------------------------------------------
 
 
@@ -412,7 +433,12 @@ def test_tsort_answer_and_book_id_in_either_stored_form(tmp_path, cl100k, answer
         (
             "textsort",
             tsort_record([4, 1, 3, 2], 3, "12"),
-            r"row 0: field 'para_offset' must be a non-empty list of integers, got '12'",
+            r"row 0: field 'para_offset' must be a list of integers or whole-number floats, got '12'",
+        ),
+        (
+            "textsort",
+            tsort_record([4, 1, 3, 2], 3, [0, 2.5]),
+            r"row 0: field 'para_offset' must be a list of integers or whole-number floats, got \[0, 2.5\]",
         ),
     ],
 )

@@ -45,11 +45,22 @@ INTEGER = Kind("an integer", _exact(int))
 IDENTIFIER = Kind("a string or an integer", _identifier)
 
 
+def _whole_number(value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise ValueError
+    return value
+
+
+#: an integer, or a float with nothing after the point (``3.0``), kept as given (``str`` differs)
+WHOLE_NUMBER = Kind("an integer or a whole-number float", _whole_number)
+
+
 def _plural(description: str) -> str:
     return {
         "a string": "strings",
         "an integer": "integers",
         "a string or an integer": "strings or integers",
+        "an integer or a whole-number float": "integers or whole-number floats",
     }.get(description, description)
 
 

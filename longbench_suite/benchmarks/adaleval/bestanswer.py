@@ -13,7 +13,7 @@ import datasets
 
 from longbench_suite.errors import DataFormatError
 from longbench_suite.instance import Instance
-from longbench_suite.records import IDENTIFIER, TEXT, TEXTS, require, take
+from longbench_suite.records import IDENTIFIER, TEXT, TEXTS, list_of, nullable, require, take
 from longbench_suite.render import PromptTemplate
 
 from .common import AdaTask, PaperStats, ada_features
@@ -61,7 +61,7 @@ class BestAnswerTask(AdaTask):
     group_field = "question_id"
 
     def instance(self, record: dict, where: str) -> Instance:
-        require(record, ["question_id", "question", "all_answers", "answer", "tags"], where)
+        require(record, ["question_id", "question", "all_answers", "answer"], where)
         question_id = take(record, "question_id", IDENTIFIER, where)
         question = take(record, "question", TEXT, where)
         candidates = take(record, "all_answers", TEXTS, where)
@@ -87,7 +87,8 @@ class BestAnswerTask(AdaTask):
                 "all_answers": candidates,
                 "answer": answer,
                 "num_choices": len(candidates),
-                "tags": take(record, "tags", TEXTS, where),
+                # upstream never reads the tags: any list of them, or none (null), is accepted
+                "tags": take(record, "tags", nullable(list_of(TEXT, nonempty=False)), where, default=None),
             },
         )
 

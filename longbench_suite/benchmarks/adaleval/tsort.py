@@ -17,7 +17,7 @@ from typing import Any
 import datasets
 
 from longbench_suite.instance import Instance
-from longbench_suite.records import IDENTIFIER, INTEGER, TEXT, list_of, require, take
+from longbench_suite.records import IDENTIFIER, INTEGER, TEXT, WHOLE_NUMBER, list_of, require, take
 from longbench_suite.render import PromptTemplate
 
 from .common import AdaTask, PaperStats, ada_features
@@ -26,6 +26,8 @@ from .common import AdaTask, PaperStats, ada_features
 PROMPT = PromptTemplate(user="{prompt}")
 #: the true order of the parts, stored as a list or as a JSON string of one
 ORDER = list_of(INTEGER, json_string=True)
+#: the parts' paragraph offsets in the book, which only name the case (its ``official_index``)
+OFFSETS = list_of(WHOLE_NUMBER, nonempty=False)
 
 FEATURES = ada_features(
     answer=datasets.List(datasets.Value("int32")),
@@ -49,8 +51,10 @@ class TSortTask(AdaTask):
         require(record, ["prompt", "answer", "book_id", "para_offset"], where)
         answer = take(record, "answer", ORDER, where)
         book_id = take(record, "book_id", IDENTIFIER, where)
-        para_offset = take(record, "para_offset", list_of(INTEGER), where)
-        official_index = f"{book_id}_{'_'.join(str(x) for x in para_offset)}"
+        # upstream only joins the offsets into the index, so any list of them (empty, 3.0) is accepted
+        offsets = take(record, "para_offset", OFFSETS, where)
+        official_index = f"{book_id}_{'_'.join(str(x) for x in offsets)}"
+        para_offset = [int(x) for x in offsets]
         output = json.dumps(answer)
         return Instance(
             query_id=f"{self.name}-{official_index}",
