@@ -93,16 +93,14 @@ def _unwrapped_errors() -> Iterator[None]:
 def prepared(builder: SuiteBuilder, split: str | None):
     with _unwrapped_errors():
         builder.download_and_prepare()
-    task, length = builder.config.task, builder.config.length
     if split is not None:
         for name in _requested_splits(split):
             if name not in builder.info.splits:
-                raise SplitUnavailableError(task.missing_split_reason(name, length, builder.info))
+                raise SplitUnavailableError(builder.missing_split_reason(name))
     return builder.as_dataset(split=split)
 
 
 def streamed(builder: SuiteBuilder, split: str | None):
-    task, length = builder.config.task, builder.config.length
     try:
         with _unwrapped_errors():
             return builder.as_streaming_dataset(split=split)
@@ -113,7 +111,7 @@ def streamed(builder: SuiteBuilder, split: str | None):
             available = builder.available_splits or ()
             requested = _requested_splits(split)
             missing = next((name for name in requested if name not in available), requested[0])
-            raise SplitUnavailableError(task.missing_split_reason(missing, length, builder.info)) from None
+            raise SplitUnavailableError(builder.missing_split_reason(missing)) from None
         raise
 
 

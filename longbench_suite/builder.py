@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import logging
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError, SourceError, TokenizerLoadError
+from .errors import DataFormatError, SourceError, SourceUnavailableError, TokenizerLoadError
 from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
 from .instance import Plan
@@ -33,6 +34,10 @@ from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget
 from .task import Benchmark, BuildEnv, Task
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+logger = logging.getLogger(__name__)
+
+#: where a build records, beside its sources' checksums, that ``dev`` was left out and why
+DEV_UNAVAILABLE = "longbench_suite:dev-unavailable"
 
 
 class SuiteConfig(datasets.BuilderConfig):
@@ -181,8 +186,9 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             facts = task.source_facts(length, files)
             self.available_splits = task.splits(length, files)
         dev_sources = task.dev_sources(length) if "dev" in self.available_splits else {}
-        if dev_sources:
-            files = {**files, **resolver.resolve(dev_sources)}
+        dev_files = self._dev_files(resolver, dev_sources) if dev_sources else None
+        if dev_files is not None:
+            files = {**files, **dev_files}
             with forgotten_on_bad_data(files.values()):
                 self.available_splits = task.splits(length, files)
         num_shards = stream_shards(files) if task.shardable else 1
@@ -207,6 +213,36 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             )
             for split in self.available_splits
         ]
+
+    def _dev_files(self, resolver: SourceResolver, dev_sources: dict) -> dict | None:
+        """The sources only ``dev`` reads, or ``None`` where they cannot be had: then there is no ``dev``
+        split (``eval`` never needs them), and the reason is kept for :meth:`missing_split_reason`."""
+        where = f"{self.BENCHMARK.name}/{self.config.name}"
+        try:
+            dev_files = resolver.resolve(dev_sources)
+        except SourceUnavailableError as exc:
+            self.available_splits = tuple(s for s in self.available_splits if s != "dev")
+            reason = (
+                f"{where} has no 'dev' split in this build: dev also reads "
+                f"{', '.join(s.label for s in dev_sources.values())} "
+                f"({self.config.task.dev_sources_purpose}), and {exc}. 'eval' does not need them; once "
+                "they can be had, rebuild with download_mode='force_redownload'"
+            )
+            logger.warning(reason)
+            self.info.download_checksums = {
+                **(self.info.download_checksums or {}),
+                DEV_UNAVAILABLE: {"reason": reason},
+            }
+            return None
+        logger.info("%s: dev also reads %s", where, ", ".join(ref.label for ref in dev_files.values()))
+        return dev_files
+
+    def missing_split_reason(self, split: str) -> str:
+        """Why this build has no ``split``: dev sources it could not read, else the task's reason."""
+        recorded = (self.info.download_checksums or {}).get(DEV_UNAVAILABLE) if split == "dev" else None
+        if recorded:
+            return recorded["reason"]
+        return self.config.task.missing_split_reason(split, self.config.length, self.info)
 
     def _generate_examples(self, split, files, shards=(0,), num_shards=1):
         """The rows of the selected shards of ``split``: plan, cut, instances, fit, row (the loop every

@@ -199,12 +199,30 @@ def _cmd_info(args) -> int:
     print(f"default tokenizer: {task.default_tokenizer}")
     for key, value in task.info(length).items():
         print(f"{key + ':':<18} {value}")
-    for name, source in task.sources(length).items():
-        if isinstance(source, Member):
-            print(f"source {name + ':':<11} {' or '.join(source.paths)} in {source.archive.url}")
-        else:
-            print(f"source {name + ':':<11} {source.url}")
+    dev_only = task.dev_sources(length) if "dev" in task.splits(length) else {}
+    for part, sources in (("", task.sources(length)), (" (dev only)", dev_only)):
+        for name, source in sources.items():
+            where = (
+                f"{' or '.join(source.paths)} in {source.archive.url}"
+                if isinstance(source, Member)
+                else source.url
+            )
+            print(f"source {name + ':':<11} {where}{part}")
+    fetched: dict = {}
+    for part, sources in (("downloads:", task.sources(length)), ("dev also:", dev_only)):
+        remotes = [r for r in dict.fromkeys(_remote(s) for s in sources.values()) if r not in fetched]
+        fetched.update(dict.fromkeys(remotes))
+        if remotes:
+            sizes = [f"{r.name}, {r.size or 'size not published'}" for r in remotes]
+            note = "once per cache; none with a --mirror or --data-dir holding it"
+            print(f"{part:<18} {'; '.join(sizes)} ({note})")
     return 0
+
+
+def _remote(source):
+    from .source import Member
+
+    return source.archive if isinstance(source, Member) else source
 
 
 def _source_kwargs(args) -> dict:

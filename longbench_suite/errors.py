@@ -24,6 +24,12 @@ class SourceError(SuiteError, OSError):
     """A source file that is missing, unreadable, corrupt or fails its checksum."""
 
 
+class SourceUnavailableError(SourceError):
+    """A source file that cannot be had here: not in the mirror or ``data_dir``, or not downloadable
+    (offline, unreachable, not found). Unlike a corrupt file, a build may do without it where the file
+    feeds only an optional part (``dev``'s exclusions)."""
+
+
 class DataFormatError(SuiteError, ValueError):
     """A source record that does not have the upstream layout (names the file and line)."""
 

@@ -130,12 +130,16 @@ class Task(ABC):
     def sources(self, length: str) -> dict[str, Source]:
         """The source files a config reads, by a name the task chooses."""
 
+    #: what :meth:`dev_sources` are read for, in a few words (shown when they cannot be had)
+    dev_sources_purpose = "to keep dev apart from eval"
+
     def dev_sources(self, length: str) -> dict[str, Source]:
         """Sources only a ``dev`` split needs, fetched only when :meth:`splits` offers ``dev``.
 
         A task whose ``dev`` must avoid what the other lengths evaluate (Ada-LEval: a question or book in
         another setting's ``eval``) names those files here; :meth:`splits` is then asked again with them
-        among its files, and may withdraw ``dev``.
+        among its files, and may withdraw ``dev``. Where they cannot be had (not in the mirror or
+        ``data_dir``, offline), the build has no ``dev``; ``eval`` never reads them.
         """
         return {}
 

@@ -265,6 +265,29 @@ def test_dev_is_unavailable_when_every_later_row_shares_a_group(tmp_path, cl100k
             )
 
 
+@pytest.mark.parametrize("streaming", [False, True])
+def test_eval_needs_only_its_own_file_dev_says_which_others_it_lacks(
+    full_mirror, cl100k, tmp_path, streaming
+):
+    """Upstream reads one setting's file; only dev's cross-setting exclusion reads the others."""
+    mine = str(tmp_path / "only-64k")
+    own = file_path(full_mirror, "textsort", "64k")
+    with open(own, encoding="utf-8") as f:
+        records = json.load(f)
+    assert len(records) > n_eval("64k")  # rows past the prefix: dev would need the other files
+    write_file(mine, "textsort", "64k", records)
+    options = dict(mirror=mine, cache_dir=str(tmp_path / "c"), streaming=streaming)
+    rows = list(load_dataset("adaleval", "tsort_64k", split="eval", **options))
+    assert [r["input"] for r in rows] == [r["prompt"] for r in records[: n_eval("64k")]]
+    message = (
+        r"adaleval/tsort_64k has no 'dev' split in this build: dev also reads textsort_1k\.json, .*"
+        r"textsort_128k\.json \(a question or book another setting evaluates is kept out of dev\), and "
+        r".*textsort_1k\.json is not in the mirror"
+    )
+    with pytest.raises(SplitUnavailableError, match=message):
+        list(load_dataset("adaleval", "tsort_64k", split="dev", **options))
+
+
 # -- the partition ----------------------------------------------------------------------------------
 
 

@@ -269,9 +269,36 @@ def test_data_dir_accepts_the_zip_the_extracted_tree_and_a_flat_folder(
         assert got[split].to_list() == want[split].to_list()
 
 
-def test_missing_member_is_named(tmp_path):
+@pytest.mark.parametrize("streaming", [False, True])
+@pytest.mark.parametrize(("own", "sibling_set"), [("qasper", "qasper_e"), ("qasper_e", "qasper")])
+def test_eval_reads_only_its_own_file_and_dev_names_the_sibling_it_lacks(
+    tmp_path, own, sibling_set, streaming
+):
+    """Like upstream's pred.py, eval needs only the task's own file; only dev reads the sibling set."""
+    _write_jsonl(tmp_path / f"{own}.jsonl", [_record(1), _record(2)])
+    opts = dict(data_dir=str(tmp_path), cache_dir=str(tmp_path / "c"), streaming=streaming)
+    rows = list(load_dataset("longbench", f"{own}_full", split="eval", **opts))
+    assert [r["_id"] for r in rows] == [_record(1)["_id"], _record(2)["_id"]]
+    message = (
+        rf"longbench/{own}_full has no 'dev' split in this build: dev also reads data/{sibling_set}\.jsonl .*"
+        rf"data/{sibling_set}\.jsonl not in data_dir .* neither is data\.zip.*'eval' does not need them"
+    )
+    with pytest.raises(SplitUnavailableError, match=message):
+        list(load_dataset("longbench", f"{own}_full", split="dev", **opts))
+
+
+def test_once_the_sibling_is_there_dev_is_built(tmp_path):
     _write_jsonl(tmp_path / "qasper.jsonl", [_record(1)])
-    with pytest.raises(SourceError, match=r"data/qasper_e\.jsonl not in data_dir .* neither is data\.zip"):
+    _write_jsonl(tmp_path / "qasper_e.jsonl", [_record(1), _record(5)])
+    dev = load_dataset(
+        "longbench", "qasper_full", split="dev", data_dir=str(tmp_path), cache_dir=str(tmp_path / "c")
+    )
+    assert dev["_id"] == [_record(5)["_id"]]
+
+
+def test_a_missing_own_file_is_named(tmp_path):
+    _write_jsonl(tmp_path / "qasper_e.jsonl", [_record(1)])
+    with pytest.raises(SourceError, match=r"data/qasper\.jsonl not in data_dir .* neither is data\.zip"):
         load_dataset("longbench", "qasper_full", data_dir=str(tmp_path), cache_dir=str(tmp_path / "c"))
 
 
@@ -370,7 +397,10 @@ def test_cli_info_names_budget_sources_and_metadata(capsys):
     out = capsys.readouterr().out
     assert "max_length 16384" in out and "splits:            dev, eval" in out
     assert re.search(r"input budget:\s+15500 tokens \(model2maxlen, middle cut\)", out)
-    assert f"data/repobench-p_e.jsonl in {ZIP_URL}" in out and f"data/repobench-p.jsonl in {ZIP_URL}" in out
+    assert f"data/repobench-p_e.jsonl in {ZIP_URL}\n" in out
+    assert f"data/repobench-p.jsonl in {ZIP_URL} (dev only)" in out  # eval reads only its own file
+    assert re.search(r"downloads:\s+data\.zip, about 114 MB \(once per cache", out)
+    assert "dev also" not in out  # the sibling is in the same archive
     assert (
         "code_sim_score" in out and "Code Completion" in out and re.search(r"expected eval:\s+300 rows", out)
     )

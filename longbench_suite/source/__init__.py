@@ -27,7 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from ..errors import MissingDependencyError, SourceError, describe
+from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
 from . import archives
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
@@ -42,10 +42,17 @@ class RemoteFile:
     url: str
     sha256: str | None = None
     record_sha256: bool = False  # hash what was downloaded into the dataset info (hosts without checksums)
+    #: what the docs say of its size ("about 11.3 GB"), shown before a build downloads it
+    size: str | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
         return posixpath.basename(urlsplit(self.url).path)
+
+    @property
+    def label(self) -> str:
+        """How messages name the file."""
+        return self.name
 
 
 @dataclass(frozen=True)
@@ -62,6 +69,10 @@ class Member:
     @property
     def path(self) -> str:
         return self.paths[0]
+
+    @property
+    def label(self) -> str:
+        return f"{self.path} (in {self.archive.name})"
 
 
 Source = RemoteFile | Member
@@ -213,7 +224,7 @@ class SourceResolver:
         if self.mirror:
             location = mirrored(remote.url, self.mirror)
             if not location.startswith(("http://", "https://")) and not os.path.exists(location):
-                raise SourceError(
+                raise SourceUnavailableError(
                     f"{remote.url} is not in the mirror {_redact(self.mirror)} (expected the file {location})"
                 )
             return location
@@ -255,7 +266,7 @@ class SourceResolver:
             local = self._remote_in_data_dir(remote, archive)
             if local:
                 return local
-            raise SourceError(
+            raise SourceUnavailableError(
                 f"{remote.name} is not in data_dir {self.data_dir} (looked for "
                 f"{', '.join(self._data_dir_candidates(self._url_path(remote)))})"
             )
@@ -268,7 +279,9 @@ class SourceResolver:
                     f"cannot download {_redact(location)}: {describe(exc)}"
                 ) from None
             except Exception as exc:
-                raise SourceError(f"cannot download {_redact(location)}: {describe(exc)}") from None
+                raise SourceUnavailableError(
+                    f"cannot download {_redact(location)}: {describe(exc)}"
+                ) from None
             self._verify(remote, str(local), location)
             return str(local)
         return location
@@ -333,7 +346,7 @@ class SourceResolver:
     def _resolve_members(self, archive: RemoteFile, members: Mapping[str, Member]) -> dict[str, FileRef]:
         if self.data_dir and not self._remote_in_data_dir(archive, archive=True):
             missing = ", ".join(m.path for m in members.values())
-            raise SourceError(
+            raise SourceUnavailableError(
                 f"{missing} not in data_dir {self.data_dir}, and neither is {archive.name} (looked for "
                 f"{', '.join(p for m in members.values() for p in self._data_dir_candidates(m.path))})"
             )

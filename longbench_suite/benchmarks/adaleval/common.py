@@ -142,6 +142,8 @@ class AdaTask(Task):
     def _remote(self, length: str) -> RemoteFile:
         return RemoteFile(f"{BASE_URL}/{self.file_name(length)}", record_sha256=True)
 
+    dev_sources_purpose = "a question or book another setting evaluates is kept out of dev"
+
     def dev_sources(self, length: str) -> dict[str, RemoteFile]:
         """The other settings' files: a question (book) one of them evaluates stays out of ``dev``."""
         return {f"{OTHER_EVAL}{other}": self._remote(other) for other in self.lengths if other != length}

@@ -25,7 +25,10 @@ DEFAULT_TOKENIZER = "meta-llama/Llama-2-7b-hf"
 
 # The Hub repo's only data commit ("data upload", 2024-10-07); "main" has not moved since (HEAD c5b85e7).
 ARCHIVE_REVISION = "main"
-ARCHIVE = RemoteFile(hub_url("princeton-nlp/HELMET", "data.tar.gz", revision=ARCHIVE_REVISION))
+ARCHIVE = RemoteFile(
+    hub_url("princeton-nlp/HELMET", "data.tar.gz", revision=ARCHIVE_REVISION),
+    size="about 11.3 GB; about 34 GB unpacked, but it is read as a stream and never unpacked",
+)
 
 
 def archive_member(path: str) -> Member:

@@ -41,7 +41,9 @@ DEFAULT_TOKENIZER = "meta-llama/Llama-2-7b-hf"
 
 #: "Upload data.zip" of 2023-08-29: the current data (LongBench-E added, SAMSum and MultiNews in).
 DATA_REVISION = "4a90f81c8db79f60c15f77dcd207a1099038c775"
-ARCHIVE = RemoteFile(hub_url("THUDM/LongBench", "data.zip", revision=DATA_REVISION), record_sha256=True)
+ARCHIVE = RemoteFile(
+    hub_url("THUDM/LongBench", "data.zip", revision=DATA_REVISION), record_sha256=True, size="about 114 MB"
+)
 
 FEATURES = features(
     question=datasets.Value("large_string"),
@@ -121,9 +123,9 @@ class LongBenchTask(Task):
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """``dev`` exists when the task has a sibling set and, given the files, that set adds rows."""
         declared = super().splits(length)
-        if files is None or "dev" not in declared or next(self._dev_records(files), None) is not None:
-            return declared
-        return ("eval",)
+        if files is None or "sibling" not in files or "dev" not in declared:
+            return declared  # undecided until dev's own file is read
+        return declared if next(self._dev_records(files), None) is not None else ("eval",)
 
     def missing_split_reason(self, split: str, length: str, info: datasets.DatasetInfo | None = None) -> str:
         if split == "dev" and self.sibling:
@@ -136,11 +138,13 @@ class LongBenchTask(Task):
     def max_length(self, length: str) -> int | None:
         return LENGTHS[length].window
 
+    dev_sources_purpose = "dev's rows are the sibling set's rows this set lacks"
+
     def sources(self, length: str) -> dict[str, Member]:
-        files = {"eval": archive_member(self.name)}
-        if self.sibling:
-            files["sibling"] = archive_member(self.sibling)
-        return files
+        return {"eval": archive_member(self.name)}
+
+    def dev_sources(self, length: str) -> dict[str, Member]:
+        return {"sibling": archive_member(self.sibling)} if self.sibling else {}
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
         return {"eval": self.eval_rows}
