@@ -199,7 +199,10 @@ def _cmd_info(args) -> int:
     print(f"default tokenizer: {task.default_tokenizer}")
     for key, value in task.info(length).items():
         print(f"{key + ':':<18} {value}")
-    for name, source in task.sources(length).items():
+    only = {name: split for split, own in task.split_sources(length).items() for name in own}
+    for name, source in task.all_sources(length).items():
+        if name in only:
+            name = f"{name} ({only[name]} only)"
         if isinstance(source, Member):
             print(f"source {name + ':':<11} {' or '.join(source.paths)} in {source.archive.url}")
         else:

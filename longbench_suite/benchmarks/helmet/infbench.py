@@ -90,10 +90,11 @@ class InfBenchTask(LongDocTask):
     kind: str = "qa"  # "qa", "mc" or "sum"
 
     def sources(self, length: str) -> dict:
-        files = {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION))}
-        if self.kind == "sum":
-            files["keypoints"] = KEYPOINTS
-        return files
+        return {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION))}
+
+    def split_sources(self, length: str) -> dict:
+        # Only eval rows carry the judge's key points: dev never needs HELMET's 11 GB archive.
+        return {"eval": {"keypoints": KEYPOINTS}} if self.kind == "sum" else {}
 
     def read(self, ref: FileRef) -> tuple[list[Example], dict[str, str]]:
         examples, books = [], {}
@@ -144,22 +145,30 @@ class InfBenchTask(LongDocTask):
         kept = [e for e in examples if pretruncation.is_long(books[e.book], e.book)]
         ordered = sampling.hf_shuffle(kept, sampling.HELMET_SEED)
         evaluated = ordered[: self.eval_size]
-        taken = {self.query_id(e) for e in evaluated}
-        return {
-            "eval": evaluated,
-            "dev": [e for e in ordered[self.eval_size :] if self.query_id(e) not in taken],
-        }
+        dev, dropped = self.leakage.split(
+            [self._leakage_row(e) for e in evaluated], ordered[self.eval_size :], self._leakage_row
+        )
+        return {"eval": evaluated, "dev": dev, "dropped": dropped}
+
+    def _leakage_row(self, example: Example) -> dict[str, str]:
+        return self.leakage_row(self.query_id(example), example.question)
 
     def query_id(self, example: Example) -> str:
         return f"{self.name}-{example.id}"
 
-    def documents(
-        self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
-    ) -> Iterator[Document]:
+    def documents(self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation):
         ref = files["data"]
         examples, books = read_once(f"{self.name}.data", [ref], self.name, lambda: self.read(ref))
-        keypoints = read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" else {}
-        for e in self.partition(examples, books, pretruncation)[split]:
+        part = self.partition(examples, books, pretruncation)
+        return self._documents(split, files, examples, books, part[split]), part[
+            "dropped"
+        ] if split == "dev" else []
+
+    def _documents(self, split, files, examples, books, chosen) -> Iterator[Document]:
+        keypoints = (
+            read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" and split == "eval" else {}
+        )
+        for e in chosen:
             fields = {"demo": self.demos(examples, e) if split == "eval" else "", "question": e.question}
             metadata: dict[str, object] = {"id": e.id, "source_line": e.line}
             if self.kind == "mc":
