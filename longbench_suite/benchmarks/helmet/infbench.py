@@ -30,6 +30,8 @@ REPO = "xinrongzhang2022/InfiniteBench"
 REVISION = "1c51b11f47b164401bea55e2d60db47b6f9845fe"
 KEYPOINTS = archive_member("data/infbench/longbook_sum_eng_keypoints.jsonl")
 SHOTS = 2
+#: how many rows HELMET evaluates (the head of its order; ``eval`` keeps ``eval_size`` of them)
+HELMET_EVAL_SIZE = 100
 DEMO_OPENING = "For example:\n\n"
 DEMO_CLOSING = "\n\nNow, read the following story:\n\n"
 LETTERS = "ABCD"
@@ -148,10 +150,22 @@ class InfBenchTask(LongDocTask):
         dev, dropped = self.leakage.split(
             [self._leakage_row(e) for e in evaluated], ordered[self.eval_size :], self._leakage_row
         )
-        return {"eval": evaluated, "dev": dev, "dropped": dropped}
+        helmet = {e.id for e in ordered[:HELMET_EVAL_SIZE]}
+        return {"eval": evaluated, "dev": dev, "dropped": dropped, "helmet": helmet}
 
     def _leakage_row(self, example: Example) -> dict[str, str]:
         return self.leakage_row(self.query_id(example), example.question)
+
+    def facts(self, length: str) -> dict:
+        facts = super().facts(length)
+        if self.eval_size < HELMET_EVAL_SIZE:
+            rest = HELMET_EVAL_SIZE - self.eval_size
+            facts["overlap with HELMET"] = (
+                f"eval is the first {self.eval_size} of the {HELMET_EVAL_SIZE} rows HELMET evaluates; the "
+                f"other {rest} are the first {rest} dev rows (metadata in_helmet_eval): leave them out "
+                "before training when you score on HELMET's own set"
+            )
+        return facts
 
     def query_id(self, example: Example) -> str:
         return f"{self.name}-{example.id}"
@@ -160,11 +174,10 @@ class InfBenchTask(LongDocTask):
         ref = files["data"]
         examples, books = read_once(f"{self.name}.data", [ref], self.name, lambda: self.read(ref))
         part = self.partition(examples, books, pretruncation)
-        return self._documents(split, files, examples, books, part[split]), part[
-            "dropped"
-        ] if split == "dev" else []
+        documents = self._documents(split, files, examples, books, part[split], part["helmet"])
+        return documents, part["dropped"] if split == "dev" else []
 
-    def _documents(self, split, files, examples, books, chosen) -> Iterator[Document]:
+    def _documents(self, split, files, examples, books, chosen, helmet: set) -> Iterator[Document]:
         keypoints = (
             read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" and split == "eval" else {}
         )
@@ -176,6 +189,10 @@ class InfBenchTask(LongDocTask):
                 metadata["options"] = e.options[: len(LETTERS)]
             if self.kind == "sum":
                 metadata["keypoints"] = keypoints.get(str(e.id), [])
+            if split == "dev":
+                # Where eval keeps fewer rows than HELMET evaluates (Sum: 50 of 100), the rest of
+                # HELMET's rows are in dev: flagged so a user can leave them out (docs/helmet-derived.md).
+                metadata["in_helmet_eval"] = e.id in helmet
             yield Document(
                 query_id=self.query_id(e),
                 document=books[e.book],
