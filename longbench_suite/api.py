@@ -305,7 +305,7 @@ def prefetch(builders: Iterable[SuiteBuilder]) -> None:
         sources = {
             f"{b.config.name}/{name}": source
             for b in members
-            for name, source in b.config.task.sources(b.config.length).items()
+            for name, source in b.config.task.all_sources(b.config.length).items()
         }
         first.resolver(download_manager(first)).resolve(sources)
 

@@ -114,6 +114,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     #: the splits the last split generation offered (set once the sources are resolved; a task may
     #: decide them from the data)
     available_splits: tuple[str, ...] | None = None
+    #: the streaming download manager of the last split generation (it resolves a split's own sources)
+    _dl_manager = None
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
@@ -192,6 +194,15 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             with forgotten_on_bad_data(files.values()):
                 self.available_splits = task.splits(length, files)
         num_shards = stream_shards(files) if task.shardable else 1
+        streaming = isinstance(dl_manager, StreamingDownloadManager)
+        own_sources = task.split_sources(length)
+        own_files = {
+            split: resolver.resolve(own_sources[split])
+            for split in self.available_splits
+            if own_sources.get(split) and not streaming
+        }
+        # Streaming resolves a split's own sources when that split is read (see _generate_examples).
+        self._dl_manager = dl_manager if streaming else None
         recorded = dict(resolver.checksums)
         for name, source_facts in facts.items():
             source = sources[name]
@@ -206,9 +217,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
                 name=split,
                 gen_kwargs={
                     "split": split,
-                    "files": files,
+                    "files": {**files, **own_files.get(split, {})},
                     "shards": list(range(num_shards)),
                     "num_shards": num_shards,
+                    "pending": dict(own_sources.get(split, {})) if streaming else {},
                 },
             )
             for split in self.available_splits
@@ -244,19 +256,14 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             return recorded["reason"]
         return self.config.task.missing_split_reason(split, self.config.length, self.info)
 
-    def _generate_examples(self, split, files, shards=(0,), num_shards=1):
+    def _generate_examples(self, split, files, shards=(0,), num_shards=1, pending=None):
         """The rows of the selected shards of ``split``: plan, cut, instances, fit, row (the loop every
-        task goes through)."""
+        task goes through). ``pending``: the split's own sources, still to resolve (streaming)."""
         task, length = self.config.task, self.config.length
+        if pending:
+            files = {**files, **self.resolver(self._dl_manager).resolve(pending)}
         where = f"{self.BENCHMARK.name}/{self.config.name}"
-        env = BuildEnv(
-            config_name=self.config.name,
-            length=length,
-            tokenizer=self._tokenizer,
-            max_input_tokens=self.config.max_input_tokens,
-            pretruncation_tokenizer=self._pretruncation,
-            cache_root=self.source_cache_root(),
-        )
+        env = self.build_env()
         selection = Shards(num_shards, tuple(shards))
         with forgotten_on_bad_data(files.values()):
             plan = self._plan(task, split, files, env, shared=not selection.everything)
@@ -280,6 +287,27 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
                 f"{where}: the {split!r} split came out empty; "
                 f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
             )
+
+    def build_env(self) -> BuildEnv:
+        return BuildEnv(
+            config_name=self.config.name,
+            length=self.config.length,
+            tokenizer=self._tokenizer,
+            max_input_tokens=self.config.max_input_tokens,
+            pretruncation_tokenizer=self._pretruncation,
+            cache_root=self.source_cache_root(),
+        )
+
+    def split_plan(self, split: str, dl_manager) -> Plan:
+        """The plan of ``split`` again, from the sources ``split`` reads (``longbench-suite check`` reads
+        the drops of the task's leakage rule from it)."""
+        task, length = self.config.task, self.config.length
+        resolver = self.resolver(dl_manager)
+        files = resolver.resolve({**task.sources(length), **task.split_sources(length).get(split, {})})
+        if split == "dev" and task.dev_sources(length):
+            files.update(resolver.resolve(task.dev_sources(length)))
+        with forgotten_on_bad_data(files.values()):
+            return task.plan(split, length, files, self.build_env())
 
     def _plan(self, task: Task, split: str, files, env: BuildEnv, shared: bool) -> Plan:
         """The split's plan; computed once per process when shards of it are yielded one by one."""

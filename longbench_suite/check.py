@@ -4,12 +4,16 @@ The requested configs are built first if needed (the same options as ``build``),
 read back in batches and checked against their task's declarations:
 
 * **sizes** — each split has the size :meth:`Task.expected_sizes` fixes (a missing split is a violation);
+  a ``dev`` size counts candidates, so the expected size is the spec's minus the candidates the task's
+  leakage rule dropped, which ``check`` reads from the split's plan, computed from the sources again;
 * **empty** — no value of :attr:`Task.nonempty_columns` is empty (``""``, whitespace only, ``[]``);
 * **budget** — every ``input`` fits :meth:`Task.budget_rule` under the config's tokenizer, special
   tokens included (no tokenizer is loaded for a config without a budget);
-* **leakage** — no ``dev`` row shares a key of :meth:`Task.leakage_keys` (``query_id``, the normalised
-  question, and whatever else the task adds) with an ``eval`` row of the same task, at any of the
-  checked lengths: give every length of a task (or its benchmark) to check across all of them.
+* **leakage** — no ``dev`` row shares a key of :meth:`Task.leakage_keys` (the task's
+  :attr:`Task.leakage` rule: ``query_id``, the normalised question, or what else the task declares)
+  with an ``eval`` row of the same task, at any of the checked lengths: give every length of a task (or
+  its benchmark) to check across all of them; and every ``dev`` candidate the build dropped does share
+  one with an ``eval`` row of its config (the builder follows the rule, no more).
 
 The table also reports, per split, how many inputs were cut to fit their budget (``over length``, the
 ``input_truncated`` rows: what ``over_length="skip"`` would leave out).
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import api, registry
 from .errors import UnknownNameError
@@ -53,6 +57,8 @@ class SplitResult:
     max_tokens: int | None
     #: inputs cut to fit the budget (``input_truncated``); ``None`` for rows without that column
     over_length: int | None = None
+    #: candidates the task's leakage rule dropped (``dev`` with a fixed size); ``None``: not counted
+    dropped: int | None = None
 
 
 @dataclass
@@ -66,13 +72,14 @@ class CheckReport:
 
     def format(self) -> str:
         table = format_table(
-            ("config", "split", "rows", "expected", "budget", "max tokens", "over length"),
+            ("config", "split", "rows", "expected", "dropped", "budget", "max tokens", "over length"),
             (
                 (
                     s.config,
                     s.split,
                     s.rows,
                     "-" if s.expected is None else s.expected,
+                    "-" if s.dropped is None else s.dropped,
                     _budget_text(s.budget),
                     "-" if s.max_tokens is None else s.max_tokens,
                     "-" if s.over_length is None else s.over_length,
@@ -112,15 +119,22 @@ def is_empty(value: object) -> bool:
     return False
 
 
-def check_sizes(where: str, expected: Mapping[str, int], actual: Mapping[str, int]) -> list[Violation]:
-    """Each split the specs size against the built split."""
+def check_sizes(
+    where: str,
+    expected: Mapping[str, int],
+    actual: Mapping[str, int],
+    dropped: Mapping[str, int] | None = None,
+) -> list[Violation]:
+    """Each split the specs size, minus the candidates the leakage rule dropped, against the built split."""
     found = []
     for split, size in expected.items():
+        drops = (dropped or {}).get(split, 0)
+        spec = f"{size} − {drops} dropped = {size - drops}" if drops else f"{size}"
         if split not in actual:
-            found.append(Violation("sizes", f"{where} {split}", f"missing; the spec fixes {size} rows"))
-        elif actual[split] != size:
+            found.append(Violation("sizes", f"{where} {split}", f"missing; the spec fixes {spec} rows"))
+        elif actual[split] != size - drops:
             found.append(
-                Violation("sizes", f"{where} {split}", f"{actual[split]} rows; the spec fixes {size}")
+                Violation("sizes", f"{where} {split}", f"{actual[split]} rows; the spec fixes {spec}")
             )
     return found
 
@@ -138,6 +152,12 @@ class LeakageKeys:
             return
         for kind, key in keys.items():
             self._seen[kind][key][split].add(config)
+
+    def in_eval(self, keys: Mapping[str, str], config: str) -> bool:
+        """Whether any of ``keys`` is a key of an ``eval`` row of ``config``."""
+        return any(
+            config in self._seen[kind][key]["eval"] for kind, key in keys.items() if kind in self._seen
+        )
 
     def violations(self, where: str) -> list[Violation]:
         found = []
@@ -168,7 +188,7 @@ def check_split(
     where = f"{config} {split}"
     columns = set(dataset.column_names)
     nonempty = [c for c in task.nonempty_columns if c in columns]
-    keyed = [c for c in task.leakage_columns if c in columns]
+    keyed = [c for c in dict.fromkeys([*task.leakage_columns, *task.leakage.columns]) if c in columns]
     truncated = "input_truncated" in columns
     wanted = sorted(
         {*nonempty, *keyed, *(["input"] if budget else []), *(["input_truncated"] if truncated else [])}
@@ -220,7 +240,11 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
         qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
         splits = api.prepared(builder, None)
         expected = task.expected_sizes(length)
-        report.violations += check_sizes(qualified, expected, {s: len(d) for s, d in splits.items()})
+        dropped = {}
+        if "dev" in expected and "dev" in splits:
+            dropped["dev"] = builder.split_plan("dev", api.download_manager(builder)).dropped
+        counts = {split: len(keys) for split, keys in dropped.items()}
+        report.violations += check_sizes(qualified, expected, {s: len(d) for s, d in splits.items()}, counts)
         budget = task.budget_rule(length, builder.config.max_input_tokens)
         counter = builder.tokenizer if budget else None
         # Read as few rows at a time as the benchmark writes (LV-Eval's 256k rows are MBs each).
@@ -234,11 +258,23 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 budget,
                 counter,
                 leakage[f"{builder.BENCHMARK.name}/{task.name}"],
-                expected=expected.get(split),
+                expected=expected[split] - counts.get(split, 0) if split in expected else None,
                 batch_size=rows_per_batch,
             )
-            report.splits.append(result)
+            report.splits.append(replace(result, dropped=counts.get(split)))
             report.violations += found
+        keys = leakage[f"{builder.BENCHMARK.name}/{task.name}"]
+        for split, drops in dropped.items():
+            unfounded = [str(d) for d in drops if not keys.in_eval(d, builder.config.name)]
+            if unfounded:
+                report.violations.append(
+                    Violation(
+                        "leakage",
+                        f"{qualified} {split}",
+                        f"the build dropped {len(unfounded)} candidates that share no key with an eval row: "
+                        f"{_examples(unfounded)}",
+                    )
+                )
     for where, keys in leakage.items():
         report.violations += keys.violations(where)
     return report

@@ -200,16 +200,18 @@ def _cmd_info(args) -> int:
     for key, value in task.info(length).items():
         print(f"{key + ':':<18} {value}")
     dev_only = task.dev_sources(length) if "dev" in task.splits(length) else {}
-    for part, sources in (("", task.sources(length)), (" (dev only)", dev_only)):
-        for name, source in sources.items():
-            where = (
-                f"{' or '.join(source.paths)} in {source.archive.url}"
-                if isinstance(source, Member)
-                else source.url
-            )
-            print(f"source {name + ':':<11} {where}{part}")
+    only = {name: split for split, own in task.split_sources(length).items() for name in own}
+    only.update(dict.fromkeys(dev_only, "dev"))
+    for name, source in {**task.all_sources(length), **dev_only}.items():
+        label = f"{name} ({only[name]} only)" if name in only else name
+        where = (
+            f"{' or '.join(source.paths)} in {source.archive.url}"
+            if isinstance(source, Member)
+            else source.url
+        )
+        print(f"source {label + ':':<11} {where}")
     fetched: dict = {}
-    for part, sources in (("downloads:", task.sources(length)), ("dev also:", dev_only)):
+    for part, sources in (("downloads:", task.all_sources(length)), ("dev also:", dev_only)):
         remotes = [r for r in dict.fromkeys(_remote(s) for s in sources.values()) if r not in fetched]
         fetched.update(dict.fromkeys(remotes))
         if remotes:

@@ -20,11 +20,14 @@ class Plan:
     parsed example); they must be cheap to hold, since the core cuts them into shards and asks for
     one piece at a time. ``shared`` is state every row of the split uses (a demonstration pool). A
     task that cannot plan without reading everything its rows hold leaves ``items`` as ``None``: its
-    split is then one shard, built in a single pass.
+    split is then one shard, built in a single pass. ``dropped`` holds the leakage keys of the
+    candidates the task's :class:`~longbench_suite.partition.leakage.LeakageRule` removed from the
+    split (``longbench-suite check`` verifies each drop and the split's size with them).
     """
 
     items: Sequence[Any] | None
     shared: Any = None
+    dropped: Sequence[Mapping[str, str]] = ()
 
 
 @dataclass(frozen=True)

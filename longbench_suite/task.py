@@ -20,7 +20,7 @@ import datasets
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .instance import Instance, Plan
-from .partition.leakage import normalise_question
+from .partition.leakage import DEFAULT_RULE, LeakageRule
 from .render import PromptTemplate
 from .row import COMMON_FEATURES
 from .source import FileRef, Source
@@ -81,7 +81,10 @@ class Task(ABC):
     missing_split_reasons: ClassVar[Mapping[str, str]] = {}
     #: columns that may never be empty (``""``, whitespace only, or ``[]``) in any row
     nonempty_columns: ClassVar[tuple[str, ...]] = ("input", "output", "answers")
-    #: columns :meth:`leakage_keys` reads (those the row schema has)
+    #: what a ``dev`` row may never share with an ``eval`` row: the one rule the builder follows and
+    #: ``longbench-suite check`` verifies
+    leakage: LeakageRule = DEFAULT_RULE
+    #: columns :meth:`leakage_keys` reads besides :attr:`leakage`'s (those the row schema has)
     leakage_columns: ClassVar[tuple[str, ...]] = ("query_id", "question")
     #: the column a stable hold-out of ``dev`` splits on: rows sharing it go to the same side
     holdout_key: ClassVar[str] = "query_id"
@@ -143,6 +146,21 @@ class Task(ABC):
         """
         return {}
 
+    def split_sources(self, length: str) -> Mapping[str, Mapping[str, Source]]:
+        """Sources only one split reads, by split: ``{"eval": {"keypoints": Member(...)}}``.
+
+        Streaming a split never fetches (nor scans an archive for) another split's own sources; a
+        prepared build, which writes every split, resolves them all up front.
+        """
+        return {}
+
+    def all_sources(self, length: str) -> dict[str, Source]:
+        """Every source any split of ``length`` may read (:meth:`sources` and :meth:`split_sources`)."""
+        found = dict(self.sources(length))
+        for own in self.split_sources(length).values():
+            found.update(own)
+        return found
+
     def splits(self, length: str, files: Mapping[str, FileRef] | None = None) -> tuple[str, ...]:
         """Splits this config has; ``files`` lets a task decide from the data when it must."""
         return tuple(s for s in SPLITS if s not in self.missing_split_reasons)
@@ -160,7 +178,10 @@ class Task(ABC):
         return {}
 
     def expected_sizes(self, length: str) -> Mapping[str, int]:
-        """Split sizes the specs fix (checked by ``longbench-suite check``); empty where not fixed."""
+        """Split sizes the specs fix (checked by ``longbench-suite check``); empty where not fixed.
+
+        A ``dev`` size counts the candidates before the :attr:`leakage` rule: ``check`` expects it minus
+        the drops the build reports (:attr:`~longbench_suite.instance.Plan.dropped`)."""
         return {}
 
     # -- rows ---------------------------------------------------------------------------------------
@@ -190,14 +211,11 @@ class Task(ABC):
     def leakage_keys(self, row: Mapping[str, Any]) -> dict[str, str]:
         """What a ``dev`` row and an ``eval`` row of this task may never share, at any lengths, by kind.
 
-        ``row`` holds the :attr:`leakage_columns` the schema has. The default: the ``query_id`` and the
-        question in :func:`~longbench_suite.partition.leakage.normalise_question` form. A task whose
-        rows are tied by something else (a book, a document) adds it.
+        ``row`` holds the :attr:`leakage_columns` the schema has. The default: the keys of the task's
+        :attr:`leakage` rule (the ``query_id`` and the normalised question unless it declares others).
+        A task whose rows are tied by something else (a book, a document) adds it.
         """
-        keys = {"query_id": row["query_id"]}
-        if row.get("question"):
-            keys["question"] = normalise_question(row["question"])
-        return keys
+        return self.leakage.keys(row)
 
     def info(self, length: str) -> dict[str, Any]:
         """Facts shown by ``longbench-suite info``: the declaration, then the task's own."""

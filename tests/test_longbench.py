@@ -398,7 +398,7 @@ def test_cli_info_names_budget_sources_and_metadata(capsys):
     assert "max_length 16384" in out and "splits:            dev, eval" in out
     assert re.search(r"input budget:\s+15500 tokens \(model2maxlen, middle cut\)", out)
     assert f"data/repobench-p_e.jsonl in {ZIP_URL}\n" in out
-    assert f"data/repobench-p.jsonl in {ZIP_URL} (dev only)" in out  # eval reads only its own file
+    assert f"sibling (dev only): data/repobench-p.jsonl in {ZIP_URL}" in out  # eval reads only its own
     assert re.search(r"downloads:\s+data\.zip, about 114 MB \(once per cache", out)
     assert "dev also" not in out  # the sibling is in the same archive
     assert (

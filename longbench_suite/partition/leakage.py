@@ -1,9 +1,15 @@
-"""What a ``dev`` row and an ``eval`` row may never share (``longbench-suite check``'s leakage rule)."""
+"""What a ``dev`` row and an ``eval`` row may never share: the leakage rule the builder follows and
+``longbench-suite check`` verifies."""
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 _WHITESPACE = re.compile(r"\s+")
 
@@ -18,3 +24,52 @@ def normalise_question(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     text = "".join(" " if unicodedata.category(c).startswith("P") else c for c in text)
     return _WHITESPACE.sub(" ", text).strip()
+
+
+@dataclass(frozen=True)
+class LeakageRule:
+    """What a ``dev`` row may never share with an ``eval`` row of its task: one declaration per task,
+    read by the builder (which drops such ``dev`` candidates) and by ``longbench-suite check`` (which
+    verifies that no built ``dev`` row shares one, and that every drop the builder reports was one).
+
+    ``columns`` are the row columns compared (``question`` in :func:`normalise_question` form; an empty
+    value is never compared); ``reason`` says why, for the documentation and ``info``.
+    """
+
+    columns: tuple[str, ...] = ("query_id", "question")
+    reason: str = ""
+
+    def keys(self, row: Mapping[str, Any]) -> dict[str, str]:
+        """The row's keys by column: ``{"query_id": …, "question": "who wrote emma"}``."""
+        keys = {}
+        for column in self.columns:
+            value = row.get(column)
+            if value is None or value == "":
+                continue
+            keys[column] = normalise_question(value) if column in NORMALISED else str(value)
+        return keys
+
+    def split(
+        self, evaluated: Iterable[Mapping[str, Any]], candidates: Sequence[T], row: Callable[[T], Mapping]
+    ) -> tuple[list[T], list[dict[str, str]]]:
+        """``(kept candidates, keys of the dropped ones)``: a candidate sharing any key with an
+        ``evaluated`` row is dropped. ``row(candidate)`` gives its columns."""
+        taken: dict[str, set[str]] = {}
+        for e in evaluated:
+            for column, key in self.keys(e).items():
+                taken.setdefault(column, set()).add(key)
+        kept, dropped = [], []
+        for candidate in candidates:
+            keys = self.keys(row(candidate))
+            if any(key in taken.get(column, ()) for column, key in keys.items()):
+                dropped.append(keys)
+            else:
+                kept.append(candidate)
+        return kept, dropped
+
+
+#: columns compared in :func:`normalise_question` form
+NORMALISED = frozenset({"question"})
+
+#: the rule of a task that declares none: the query id and the normalised question
+DEFAULT_RULE = LeakageRule()

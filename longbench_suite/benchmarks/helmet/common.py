@@ -12,6 +12,7 @@ import datasets
 from longbench_suite.errors import DataFormatError
 from longbench_suite.fit.rules import CutContextTail, Fit
 from longbench_suite.partition import sampling
+from longbench_suite.partition.leakage import DEFAULT_RULE, LeakageRule
 from longbench_suite.render import PromptTemplate
 from longbench_suite.row import features, query_id
 from longbench_suite.source import Member, RemoteFile, hub_url
@@ -65,8 +66,10 @@ class HelmetTask(Task):
     description: str = ""
     lengths: tuple[str, ...] = tuple(LENGTHS)
     default_tokenizer: str = DEFAULT_TOKENIZER
+    #: ``dev`` sizes count the candidates before this rule's drops (``docs/helmet-derived.md``)
     sizes: Mapping[str, int] = field(default_factory=dict)
     fit: Fit = CUT_CONTEXT_TAIL
+    leakage: LeakageRule = DEFAULT_RULE
 
     def window(self, length: str) -> int:
         return LENGTHS[length].tokens
@@ -104,7 +107,16 @@ class HelmetTask(Task):
         return {"HELMET name": f"`{self.dataset_name(self.lengths[0])}` at {self.lengths[0]}"}
 
     def facts(self, length: str) -> dict:
-        return {"helmet name": self.dataset_name(length)}
+        rule = " or ".join(self.leakage.columns)
+        return {
+            "helmet name": self.dataset_name(length),
+            "dev leakage rule": f"no dev row shares a {rule} with an eval row"
+            + (f" ({self.leakage.reason})" if self.leakage.reason else ""),
+        }
+
+    def leakage_row(self, query_id: str, question: str = "") -> dict[str, str]:
+        """A candidate's columns as :attr:`leakage` compares them."""
+        return {"query_id": query_id, "question": question}
 
 
 # -- pieces several families share --------------------------------------------------------------

@@ -93,40 +93,51 @@ class IclTask(HelmetTask):
             shuffled, EVAL_SIZE, sampling.python_rng(sampling.HELMET_SEED), label_of=_label
         )
 
-    def dev_rows(self, train: list[Labeled], test: list[Labeled], eval_rows: list[Labeled]) -> list[Labeled]:
-        eval_texts = {r.text for r in eval_rows}
+    def dev_rows(
+        self, train: list[Labeled], test: list[Labeled], eval_rows: list[Labeled]
+    ) -> tuple[list[Labeled], list[dict[str, str]]]:
+        """``(dev rows, leakage keys of the candidates the task's rule dropped)``."""
         if self.dev_from_train:
             test_texts = {r.text for r in test}
             order = sampling.hf_shuffle_order(len(train), sampling.HELMET_SEED)
             eligible = [i for i in order if train[i].text not in test_texts]
             distinct = sampling.first_per_key(eligible, lambda i: train[i].text, len(eligible))
             # never more than half the questions, so the rest of train can supply the shots
-            return [train[i] for i in distinct[: min(self.dev_from_train, len(distinct) // 2)]]
+            return [train[i] for i in distinct[: min(self.dev_from_train, len(distinct) // 2)]], []
         chosen = {(r.split, r.index) for r in eval_rows}
-        return [r for r in test if (r.split, r.index) not in chosen and r.text not in eval_texts]
+        candidates = [r for r in test if (r.split, r.index) not in chosen]
+        return self.leakage.split([self._leakage_row(r) for r in eval_rows], candidates, self._leakage_row)
 
-    def partition(self, split: str, files: Mapping[str, FileRef]) -> tuple[list[Labeled], list[Labeled]]:
-        """``(instances, demo pool)`` of ``split``."""
+    def _leakage_row(self, row: Labeled) -> dict[str, str]:
+        return self.leakage_row(self.query_id(row), row.text)
+
+    def query_id(self, row: Labeled) -> str:
+        return f"{self.name}-{row.split}-{row.index}"
+
+    def partition(
+        self, split: str, files: Mapping[str, FileRef]
+    ) -> tuple[list[Labeled], list[Labeled], list[dict[str, str]]]:
+        """``(instances, demo pool, dropped dev candidates' leakage keys)`` of ``split``."""
         train, test = self.read(files)
         eval_rows = self.eval_rows(test)
         if split == "eval":
-            return eval_rows, train
-        dev = self.dev_rows(train, test, eval_rows)
+            return eval_rows, train, []
+        dev, dropped = self.dev_rows(train, test, eval_rows)
         taken = {(r.split, r.index) for r in dev}
         banned = {r.text for r in eval_rows} | {r.text for r in dev}
         pool = [r for r in train if (r.split, r.index) not in taken and r.text not in banned]
-        return dev, pool
+        return dev, pool, dropped
 
     # -- rows -----------------------------------------------------------------------------------
 
     def plan(self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv) -> Plan:
         """The split's instances, sharing the demonstration pool grouped by label."""
-        instances, pool = self.partition(split, files)
+        instances, pool, dropped = self.partition(split, files)
         if not pool:
             raise DataFormatError(
                 f"{env.config_name}: the {split!r} split has no demonstrations to draw from"
             )
-        return Plan(instances, sampling.group_by_label(pool, _label))
+        return Plan(instances, sampling.group_by_label(pool, _label), dropped)
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         groups, shots = plan.shared, self.shots(length)
@@ -138,7 +149,7 @@ class IclTask(HelmetTask):
             answer = str(permutation[row.label])
             context = "\n\n".join(DEMO.format(text=d.text, label=permutation[d.label]) for d in demos)
             yield Instance(
-                query_id=f"{self.name}-{row.split}-{row.index}",
+                query_id=self.query_id(row),
                 fields={
                     "context": context,
                     "question": row.text,

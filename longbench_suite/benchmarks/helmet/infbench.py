@@ -30,6 +30,8 @@ REPO = "xinrongzhang2022/InfiniteBench"
 REVISION = "1c51b11f47b164401bea55e2d60db47b6f9845fe"
 KEYPOINTS = archive_member("data/infbench/longbook_sum_eng_keypoints.jsonl")
 SHOTS = 2
+#: how many rows HELMET evaluates (the head of its order; ``eval`` keeps ``eval_size`` of them)
+HELMET_EVAL_SIZE = 100
 DEMO_OPENING = "For example:\n\n"
 DEMO_CLOSING = "\n\nNow, read the following story:\n\n"
 LETTERS = "ABCD"
@@ -90,10 +92,11 @@ class InfBenchTask(LongDocTask):
     kind: str = "qa"  # "qa", "mc" or "sum"
 
     def sources(self, length: str) -> dict:
-        files = {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION))}
-        if self.kind == "sum":
-            files["keypoints"] = KEYPOINTS
-        return files
+        return {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION))}
+
+    def split_sources(self, length: str) -> dict:
+        # Only eval rows carry the judge's key points: dev never needs HELMET's 11 GB archive.
+        return {"eval": {"keypoints": KEYPOINTS}} if self.kind == "sum" else {}
 
     def read(self, ref: FileRef) -> tuple[list[Example], dict[str, str]]:
         examples, books = [], {}
@@ -144,22 +147,41 @@ class InfBenchTask(LongDocTask):
         kept = [e for e in examples if pretruncation.is_long(books[e.book], e.book)]
         ordered = sampling.hf_shuffle(kept, sampling.HELMET_SEED)
         evaluated = ordered[: self.eval_size]
-        taken = {self.query_id(e) for e in evaluated}
-        return {
-            "eval": evaluated,
-            "dev": [e for e in ordered[self.eval_size :] if self.query_id(e) not in taken],
-        }
+        dev, dropped = self.leakage.split(
+            [self._leakage_row(e) for e in evaluated], ordered[self.eval_size :], self._leakage_row
+        )
+        helmet = {e.id for e in ordered[:HELMET_EVAL_SIZE]}
+        return {"eval": evaluated, "dev": dev, "dropped": dropped, "helmet": helmet}
+
+    def _leakage_row(self, example: Example) -> dict[str, str]:
+        return self.leakage_row(self.query_id(example), example.question)
+
+    def facts(self, length: str) -> dict:
+        facts = super().facts(length)
+        if self.eval_size < HELMET_EVAL_SIZE:
+            rest = HELMET_EVAL_SIZE - self.eval_size
+            facts["overlap with HELMET"] = (
+                f"eval is the first {self.eval_size} of the {HELMET_EVAL_SIZE} rows HELMET evaluates; the "
+                f"other {rest} are the first {rest} dev rows (metadata in_helmet_eval): leave them out "
+                "before training when you score on HELMET's own set"
+            )
+        return facts
 
     def query_id(self, example: Example) -> str:
         return f"{self.name}-{example.id}"
 
-    def documents(
-        self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
-    ) -> Iterator[Document]:
+    def documents(self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation):
         ref = files["data"]
         examples, books = read_once(f"{self.name}.data", [ref], self.name, lambda: self.read(ref))
-        keypoints = read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" else {}
-        for e in self.partition(examples, books, pretruncation)[split]:
+        part = self.partition(examples, books, pretruncation)
+        documents = self._documents(split, files, examples, books, part[split], part["helmet"])
+        return documents, part["dropped"] if split == "dev" else []
+
+    def _documents(self, split, files, examples, books, chosen, helmet: set) -> Iterator[Document]:
+        keypoints = (
+            read_keypoints(files["keypoints"], "keypoints") if self.kind == "sum" and split == "eval" else {}
+        )
+        for e in chosen:
             fields = {"demo": self.demos(examples, e) if split == "eval" else "", "question": e.question}
             metadata: dict[str, object] = {"id": e.id, "source_line": e.line}
             if self.kind == "mc":
@@ -167,6 +189,10 @@ class InfBenchTask(LongDocTask):
                 metadata["options"] = e.options[: len(LETTERS)]
             if self.kind == "sum":
                 metadata["keypoints"] = keypoints.get(str(e.id), [])
+            if split == "dev":
+                # Where eval keeps fewer rows than HELMET evaluates (Sum: 50 of 100), the rest of
+                # HELMET's rows are in dev: flagged so a user can leave them out (docs/helmet-derived.md).
+                metadata["in_helmet_eval"] = e.id in helmet
             yield Document(
                 query_id=self.query_id(e),
                 document=books[e.book],

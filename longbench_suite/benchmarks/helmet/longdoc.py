@@ -28,6 +28,7 @@ from longbench_suite.fit.truncation import HeadCuts, head_cuts
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
 from longbench_suite.partition import sampling
+from longbench_suite.partition.leakage import LeakageRule
 from longbench_suite.records import iter_jsonl, require
 from longbench_suite.source import FileRef
 from longbench_suite.task import BuildEnv
@@ -36,6 +37,9 @@ from .common import DEFAULT_TOKENIZER, HelmetTask
 from .lengths import LENGTHS
 
 MARKER = " ... [the rest of the text is omitted]"
+
+#: a question is about its own document: the same words asked about another book ask something else
+PAIR_ONLY = LeakageRule(("query_id",), reason="the same question about another document asks something else")
 
 T = TypeVar("T")
 
@@ -77,6 +81,7 @@ class LongDocTask(HelmetTask):
     min_tokens: int = 65536  # documents with fewer pre-truncation tokens are dropped
     eval_size: int = 100
     default_pretruncation_tokenizer: str = DEFAULT_TOKENIZER
+    leakage: LeakageRule = PAIR_ONLY
 
     def pretruncation_budget(self, length: str) -> int:
         return LENGTHS[length].tokens - self.truncation_offset
@@ -94,8 +99,9 @@ class LongDocTask(HelmetTask):
     @abstractmethod
     def documents(
         self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
-    ) -> Iterator[Document]:
-        """The documents of ``split`` in order; ``pretruncation.is_long`` is the length filter."""
+    ) -> tuple[Iterator[Document], Sequence[Mapping[str, str]]]:
+        """The documents of ``split`` in order (``pretruncation.is_long`` is the length filter), and the
+        leakage keys of the candidates the task's :attr:`leakage` rule dropped from it."""
 
     def plan(self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv) -> Plan:
         """The split's documents, sharing the pre-truncation that filtered them (holding their cuts).
@@ -104,7 +110,8 @@ class LongDocTask(HelmetTask):
         the length filter every build of the split pays before its first row anyway.
         """
         pretruncation = Pretruncation(self, env)
-        return Plan(list(self.documents(split, files, pretruncation)), pretruncation)
+        documents, dropped = self.documents(split, files, pretruncation)
+        return Plan(list(documents), pretruncation, dropped)
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         pretruncation = plan.shared

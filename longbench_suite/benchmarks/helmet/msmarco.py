@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from longbench_suite.errors import DataFormatError
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition import sampling
-from longbench_suite.records import iter_jsonl, require
+from longbench_suite.records import TEXT, iter_jsonl, require, take
 from longbench_suite.render import PromptTemplate
 from longbench_suite.source import FileRef
 from longbench_suite.task import BuildEnv
@@ -114,6 +114,8 @@ class Partition:
     helmet_rows: int  # how many rows HELMET evaluates (decides its demo-pool rule)
     eval_qids: frozenset[str]
     lines: frozenset[int]  # the rows of the split being built
+    #: leakage keys of the queries the task's rule keeps out of ``dev`` (building ``dev`` only)
+    dropped: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,22 +137,28 @@ class RerankTask(HelmetTask):
     def partition(self, split: str, test: FileRef) -> Partition:
         rows = []
         for line, record in iter_jsonl(test):
-            require(record, ["qid"], f"{test.label}, line {line}")
-            rows.append((line, str(record["qid"])))
+            where = f"{test.label}, line {line}"
+            require(record, ["qid", "query"], where)
+            rows.append((line, str(record["qid"]), take(record, "query", TEXT, where)))
         helmet_qids = frozenset(
-            sampling.sample_keys([q for _, q in rows], HELMET_QUERIES, sampling.HELMET_SEED)
+            sampling.sample_keys([q for _, q, _ in rows], HELMET_QUERIES, sampling.HELMET_SEED)
         )
-        helmet_rows = [(line, q) for line, q in rows if q in helmet_qids]
-        eval_qids = frozenset(q for _, q in helmet_rows[:EVAL_ROWS])
+        helmet_rows = [(line, q, text) for line, q, text in rows if q in helmet_qids]
+        eval_qids = frozenset(q for _, q, _ in helmet_rows[:EVAL_ROWS])
+        dropped: list[dict[str, str]] = []
         if split == "eval":
-            lines = {line for line, q in helmet_rows if q in eval_qids}
+            lines = {line for line, q, _ in helmet_rows if q in eval_qids}
         else:
-            variants: dict[str, list[int]] = {}
-            for line, q in rows:
+            variants: dict[str, list[tuple[int, str]]] = {}
+            for line, q, text in rows:
                 if q not in eval_qids:
-                    variants.setdefault(q, []).append(line)
-            lines = {pick_dev_variant(self.query_id(q), found) for q, found in variants.items()}
-        return Partition(helmet_qids, len(helmet_rows), eval_qids, frozenset(lines))
+                    variants.setdefault(q, []).append((line, text))
+            evaluated = [self.leakage_row(self.query_id(q), text) for _, q, text in rows if q in eval_qids]
+            kept, dropped = self.leakage.split(
+                evaluated, list(variants), lambda q: self.leakage_row(self.query_id(q), variants[q][0][1])
+            )
+            lines = {pick_dev_variant(self.query_id(q), [line for line, _ in variants[q]]) for q in kept}
+        return Partition(helmet_qids, len(helmet_rows), eval_qids, frozenset(lines), tuple(dropped))
 
     def demo_pool(self, demos: FileRef, part: Partition) -> list[Ranking]:
         """HELMET's pool: without every evaluated query when the pool has more than twice as many rows
@@ -163,7 +171,7 @@ class RerankTask(HelmetTask):
     def plan(self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv) -> Plan:
         """The split's rows (line numbers, in file order), sharing the partition and the demo pool."""
         part = self.partition(split, files["test"])
-        return Plan(sorted(part.lines), (part, self.demo_pool(files["demos"], part)))
+        return Plan(sorted(part.lines), (part, self.demo_pool(files["demos"], part)), part.dropped)
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         part, pool = plan.shared

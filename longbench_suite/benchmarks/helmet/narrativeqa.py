@@ -129,17 +129,20 @@ class NarrativeQATask(LongDocTask):
         shuffled = sampling.hf_shuffle(questions, sampling.HELMET_SEED)
         kept = [q for q in shuffled if q.document_key in long_documents]
         evaluated = kept[: self.eval_size]
-        taken = {self.query_id(q) for q in evaluated}
-        return {
-            "eval": evaluated,
-            "dev": [q for q in kept[self.eval_size :] if self.query_id(q) not in taken],
-        }
+        dev, dropped = self.leakage.split(
+            [self._leakage_row(q) for q in evaluated], kept[self.eval_size :], self._leakage_row
+        )
+        return {"eval": evaluated, "dev": dev, "dropped": dropped}
 
-    def documents(
-        self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation
-    ) -> Iterator[Document]:
+    def _leakage_row(self, q: Question) -> dict[str, str]:
+        return self.leakage_row(self.query_id(q), q.question)
+
+    def documents(self, split: str, files: Mapping[str, FileRef], pretruncation: Pretruncation):
         questions, long_documents = self.read_test(files, pretruncation)
-        chosen = self.partition(questions, long_documents)[split]
+        part = self.partition(questions, long_documents)
+        return self._documents(files, part[split], long_documents), part["dropped"] if split == "dev" else []
+
+    def _documents(self, files, chosen, long_documents) -> Iterator[Document]:
         pool = self.read_demo_pool(files)
         for q in chosen:
             doc_id = q.document_key[0]

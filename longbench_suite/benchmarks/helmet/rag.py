@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
 from longbench_suite.partition import sampling
-from longbench_suite.records import ANSWERS, iter_jsonl, require, take
+from longbench_suite.records import ANSWERS, TEXT, iter_jsonl, require, take
 from longbench_suite.render import PromptTemplate
 from longbench_suite.source import FileRef
 from longbench_suite.task import BuildEnv
@@ -60,6 +60,7 @@ class KiltRecord:
     key: object
     depth: float | None
     popular: bool
+    question: str  # what the leakage rule compares (PopQA's key is its id, not the question)
 
 
 def dev_variant(query_id: str, variants: list[KiltRecord]) -> KiltRecord:
@@ -75,9 +76,9 @@ def dev_variant(query_id: str, variants: list[KiltRecord]) -> KiltRecord:
 
 #: the scans of KILT files, kept on disk (see :mod:`longbench_suite.memo`)
 _SCANS: Memo[list[KiltRecord]] = Memo(
-    "helmet-rag-scan",
+    "helmet-rag-scan-2",
     codec=Codec(
-        dump=lambda records: [[r.line, r.key, r.depth, r.popular] for r in records],
+        dump=lambda records: [[r.line, r.key, r.depth, r.popular, r.question] for r in records],
         load=lambda rows: [KiltRecord(*row) for row in rows],
     ),
 )
@@ -134,22 +135,34 @@ class RagTask(HelmetTask):
                     self._key(record, where),
                     None if depth is None else float(depth),
                     self._popular(record, where),
+                    take(record, "question", TEXT, where),
                 )
             )
         return scanned
 
-    def partition(self, scanned: list[KiltRecord]) -> tuple[set, dict[int, str]]:
-        """``(eval keys, {line: split})`` for every row that goes to a split."""
+    def partition(self, scanned: list[KiltRecord]) -> tuple[set, dict[int, str], list[dict[str, str]]]:
+        """``(eval keys, {line: split})`` for every row that goes to a split, and the leakage keys of
+        the questions the task's :attr:`leakage` rule keeps out of ``dev`` (PopQA: another id asking
+        an ``eval`` question)."""
         eligible = [r.key for r in scanned if not r.popular]
         eval_keys = set(sampling.sample_keys(eligible, EVAL_QUESTIONS, sampling.HELMET_SEED))
-        chosen = {r.line: "eval" for r in scanned if r.key in eval_keys and not r.popular}
+        evaluated = [r for r in scanned if r.key in eval_keys and not r.popular]
+        chosen = {r.line: "eval" for r in evaluated}
         by_key: dict = {}
         for r in scanned:
             if r.key not in eval_keys:
                 by_key.setdefault(r.key, []).append(r)
-        for key, variants in by_key.items():
-            chosen[dev_variant(self.query_id(key), variants).line] = "dev"
-        return eval_keys, chosen
+        kept, dropped = self.leakage.split(
+            [self._leakage_row(r) for r in evaluated],
+            list(by_key.values()),
+            lambda v: self._leakage_row(v[0]),
+        )
+        for variants in kept:
+            chosen[dev_variant(self.query_id(variants[0].key), variants).line] = "dev"
+        return eval_keys, chosen, dropped
+
+    def _leakage_row(self, record: KiltRecord) -> dict[str, str]:
+        return self.leakage_row(self.query_id(record.key), record.question)
 
     # -- demos -------------------------------------------------------------------------------
 
@@ -183,11 +196,12 @@ class RagTask(HelmetTask):
 
     def plan(self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv) -> Plan:
         """The split's rows (KILT line numbers, in file order), sharing the split's demo pool."""
-        eval_keys, chosen = self.partition(self._scan(files["test"], env.cache_root))
+        eval_keys, chosen, dropped = self.partition(self._scan(files["test"], env.cache_root))
         pool = self._demo_pool(files["demos"])
         if split == "dev":
             pool = [d for d in pool if d["key"] not in eval_keys]
-        return Plan(sorted(line for line, s in chosen.items() if s == split), pool)
+        lines = sorted(line for line, s in chosen.items() if s == split)
+        return Plan(lines, pool, dropped if split == "dev" else ())
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         pool = plan.shared

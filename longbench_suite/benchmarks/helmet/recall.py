@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from longbench_suite.errors import DataFormatError
 from longbench_suite.instance import Instance
+from longbench_suite.partition.leakage import LeakageRule
 from longbench_suite.records import ANSWERS, iter_jsonl, require, take
 from longbench_suite.render import PromptTemplate
 from longbench_suite.source import FileRef
@@ -137,12 +137,6 @@ class RulerTask(JsonlTask):
         require(record, [name], where)
         return take(record, name, ANSWERS, where)
 
-    def leakage_keys(self, row: Mapping[str, Any]) -> dict[str, str]:
-        # A RULER question names a random key whose values differ per row: the same key drawn again in
-        # another length's file, with other values, gives nothing away. The item is the query_id
-        # (question and answers, docs/helmet-derived.md).
-        return {"query_id": row["query_id"]}
-
     def key(self, record: dict, where: str) -> RowKey:
         require(record, ["context", "type_needle_v"], where)
         query = self.query(record, where)
@@ -163,7 +157,15 @@ class RulerTask(JsonlTask):
 
 
 _RECALL = dict(use_chat_template=False, category="Recall")
-_RULER = dict(eval_size=40, sizes={"dev": 60, "eval": 40}, metric="ruler_recall", **_RECALL)
+#: A RULER question names a random key whose values differ per row: the same key drawn again, in this
+#: file or another length's, with other values gives nothing away. The item is the query id (question
+#: and answers).
+RULER_LEAKAGE = LeakageRule(
+    ("query_id",), reason="a needle key drawn again comes with other values and reveals nothing"
+)
+_RULER = dict(
+    eval_size=40, leakage=RULER_LEAKAGE, sizes={"dev": 60, "eval": 40}, metric="ruler_recall", **_RECALL
+)
 
 TASKS = (
     JsonKvTask(

@@ -27,7 +27,8 @@ class ShuffledTask(HelmetTask):
 
     ``eval`` is the first ``eval_size`` rows of that order, in that order. ``dev`` is every other row,
     in file order, except rows that share a query id or a question with ``eval``. The file is read
-    twice: once for the plan, once to build the split's instances (up to its last one). Subclasses
+    twice: once for the plan, once to build the split's instances (up to its last one). The rows ``dev``
+    leaves out are those the task's :attr:`leakage` rule drops. Subclasses
     say how to read and identify rows (:meth:`records`, :meth:`key`) and how to build one
     (:meth:`build`).
     """
@@ -48,24 +49,25 @@ class ShuffledTask(HelmetTask):
     def build(self, record: dict, where: str, index: int, length: str, state: object) -> Instance:
         raise NotImplementedError
 
-    def partition(self, keys: Sequence[RowKey]) -> tuple[list[int], set[int]]:
-        """``(eval row indices in HELMET's order, dev row indices)``."""
+    def partition(self, keys: Sequence[RowKey]) -> tuple[list[int], list[int], list[dict[str, str]]]:
+        """``(eval row indices in HELMET's order, dev row indices in file order, the dropped dev
+        candidates' leakage keys)``."""
         order = sampling.hf_shuffle_order(len(keys), sampling.HELMET_SEED)[: self.eval_size]
         in_eval = set(order)
-        ids = {keys[i].query_id for i in order}
-        questions = {keys[i].question for i in order}
-        dev = {
-            i
-            for i, k in enumerate(keys)
-            if i not in in_eval and k.query_id not in ids and k.question not in questions
-        }
-        return order, dev
+        candidates = [i for i in range(len(keys)) if i not in in_eval]
+        dev, dropped = self.leakage.split(
+            [self.leakage_row(keys[i].query_id, keys[i].question) for i in order],
+            candidates,
+            lambda i: self.leakage_row(keys[i].query_id, keys[i].question),
+        )
+        return order, dev, dropped
 
     def plan(self, split: str, length: str, files: Mapping[str, FileRef], env: BuildEnv) -> Plan:
         """The split's source row indices in row order, sharing the state every row uses."""
         keys = [self.key(record, where) for where, record in self.records(files)]
-        eval_order, dev = self.partition(keys)
-        return Plan(sorted(dev) if split == "dev" else eval_order, self.prepare(files, len(keys)))
+        eval_order, dev, dropped = self.partition(keys)
+        shared = self.prepare(files, len(keys))
+        return Plan(dev, shared, dropped) if split == "dev" else Plan(eval_order, shared)
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         wanted = set(items)
