@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import json
+import sys
+from pathlib import Path
 
 import jieba
 import pytest
@@ -282,3 +285,27 @@ def test_first_line_rule_applies_to_declared_few_shot_tasks_only():
     # triviaqa keeps the first line; qasper scores the whole prediction
     assert score("triviaqa", rows, ["Paris\nand more words"]).headline == {"qa_f1_score": 100.0}
     assert score("qasper", rows, ["Paris\nand more words"]).headline == {"qa_f1_score": 40.0}
+
+
+UPSTREAM_ROUGE = Path(__file__).parent / "upstream" / "longbench_rouge_boundary.json"
+
+
+def _deeper(frames: int, call):
+    return call() if frames == 0 else _deeper(frames - 1, call)
+
+
+@pytest.mark.parametrize("extra_frames", [0, 40, 300])
+def test_rouge_on_long_single_sentences_scores_as_upstream_whatever_the_callers_depth(extra_frames):
+    """The ``rouge`` package recurses once per word; upstream gives up past a fixed length (recorded)."""
+    recorded = json.loads(UPSTREAM_ROUGE.read_text(encoding="utf-8"))
+    assert recorded["longbench_commit"].startswith("2e00731")
+    words = [f"w{i}" for i in range(2000)]
+    verdicts = set()
+    for case in recorded["cases"]:
+        text = " ".join(words[: case["words"]])
+        limit = sys.getrecursionlimit()
+        result = _deeper(extra_frames, lambda t=text, c=case: score(c["dataset"], [lb_row([t])], [t]))
+        assert sys.getrecursionlimit() == limit  # restored
+        assert list(result.headline.values()) == [case["upstream"]], (case, extra_frames)
+        verdicts.add(case["upstream"])
+    assert verdicts == {0.0, 100.0}  # the fixture spans the boundary

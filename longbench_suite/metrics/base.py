@@ -9,9 +9,11 @@ its GPT-4o judge) add a ``judged`` function that receives the judges.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import string
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,17 +108,51 @@ def _pltrdy_rouge():
     ).Rouge()
 
 
-def rouge_l_f(prediction: str, ground_truth: str) -> float:
+#: the frame depth at which LongBench's ``eval.py`` and LV-Eval's ``evaluation.py``, run as scripts,
+#: call ``Rouge.get_scores`` for English ROUGE-L (module, ``scorer``, ``rouge_score``, ``get_scores``);
+#: the Chinese metrics call it through one more function
+UPSTREAM_ROUGE_DEPTH = 4
+#: Python's default recursion limit, which upstream's scripts run under
+UPSTREAM_RECURSION_LIMIT = 1000
+
+
+def rouge_l_f(prediction: str, ground_truth: str, upstream_depth: int = UPSTREAM_ROUGE_DEPTH) -> float:
     """ROUGE-L F of the ``rouge`` 1.0.1 package (summary-level LCS, sentences split on ``"."``).
 
     As in LongBench and LV-Eval, any exception of the library (an empty side, a recursion limit in
-    its LCS) scores 0.
+    its LCS) scores 0. The package rebuilds the LCS with one recursive call per word, so where it
+    gives up depends on how deep the caller is: the call runs with the stack room it has upstream
+    (``upstream_depth`` frames under a limit of 1000), whatever the depth of the caller here, so a long
+    single-sentence pair scores as upstream scores it (``docs/longbench.md`` §8.3).
     """
     scorer = _pltrdy_rouge()
+    previous = sys.getrecursionlimit()
+    # Frames the call may use upstream: get_scores's own (at ``upstream_depth``) up to the limit. The
+    # room here is measured, not computed from the frames: C calls above us count against the limit too.
+    upstream_room = UPSTREAM_RECURSION_LIMIT - upstream_depth + 1
+    room = _room_below() + 1  # measured one frame deeper than get_scores will run
+    sys.setrecursionlimit(previous + upstream_room - room)
     try:
         return scorer.get_scores([prediction], [ground_truth], avg=True)["rouge-l"]["f"]
     except Exception:
         return 0.0
+    finally:
+        sys.setrecursionlimit(previous)
+
+
+def _room_below() -> int:
+    """How many nested calls a function called from the caller's frame could still make, itself
+    included, before Python raises ``RecursionError``."""
+    room = 0
+
+    def descend() -> None:
+        nonlocal room
+        room += 1
+        descend()
+
+    with contextlib.suppress(RecursionError):
+        descend()
+    return room
 
 
 def max_over(metric: Callable[[str, str], float], prediction: str, references: Iterable[str]) -> float:

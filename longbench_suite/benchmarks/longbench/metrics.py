@@ -16,6 +16,7 @@ from functools import cache
 
 from longbench_suite.errors import DataFormatError, UnknownNameError
 from longbench_suite.metrics.base import (
+    UPSTREAM_ROUGE_DEPTH,
     Row,
     RowScores,
     TaskScoring,
@@ -42,7 +43,8 @@ def rouge_score(prediction: str, ground_truth: str) -> float:
 
 def rouge_zh_score(prediction: str, ground_truth: str) -> float:
     """ROUGE-L over jieba tokens joined by spaces."""
-    return rouge_l_f(" ".join(jieba_tokens(prediction)), " ".join(jieba_tokens(ground_truth)))
+    joined = " ".join(jieba_tokens(prediction)), " ".join(jieba_tokens(ground_truth))
+    return rouge_l_f(*joined, upstream_depth=UPSTREAM_ROUGE_DEPTH + 1)  # via upstream's rouge_score
 
 
 def classification_score(prediction: str, ground_truth: str, all_classes: Sequence[str]) -> float:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from longbench_suite.errors import UnknownNameError
 from longbench_suite.metrics.base import (
+    UPSTREAM_ROUGE_DEPTH,
     Row,
     RowScores,
     TaskScoring,
@@ -103,7 +104,8 @@ def rouge_zh_score_blacklist(prediction: str, ground_truth: str, gold_ans: str |
         tokens = [normalize_zh_answer(t) for t in jieba_tokens(" ".join(jieba_tokens(text)))]
         return " ".join(t for t in tokens if t not in ABANDON_WORDS_ZH)
 
-    return rouge_l_f(prepared(prediction), prepared(ground_truth))
+    # upstream calls get_scores through rouge_score, one frame deeper than its English metric would
+    return rouge_l_f(prepared(prediction), prepared(ground_truth), upstream_depth=UPSTREAM_ROUGE_DEPTH + 1)
 
 
 def _plain(metric: Callable[[str, str], float]) -> Callable[..., float]:
