@@ -244,3 +244,114 @@ def test_predict_without_an_endpoint_is_one_clear_line(capsys):
     assert cli.main(["predict", "nq_8k", "--model", "m"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--endpoint" in err
+
+
+# -- end to end: all four benchmarks, scored ------------------------------------------------------------
+
+# One config per benchmark and mode: completion (HELMET RAG, JSON KV; LongBench samsum, stopping at a
+# newline), chat (LongBench-E qasper, with length buckets; LV-Eval; Ada-LEval).
+E2E_CONFIGS = [
+    "helmet/json_kv_8k",
+    "helmet/json_kv_16k",
+    "longbench/samsum_4k",
+    "longbench/qasper_e_8k",
+    "lveval/factrecall_en_16k",
+    "lveval/factrecall_en_32k",
+    "adaleval/tsort_2k",
+]
+
+
+@pytest.fixture(scope="module")
+def demo_options(tmp_path_factory):
+    from longbench_suite.demo import offline_options
+
+    return offline_options(str(tmp_path_factory.mktemp("predict-demo")))
+
+
+@pytest.mark.slow
+def test_a_gold_answering_server_scores_100_everywhere_through_the_cli(demo_options, tmp_path):
+    from longbench_suite import load_dataset
+    from longbench_suite.training.formats import user_turn
+
+    answers, modes = {}, {}
+    for config in E2E_CONFIGS:
+        rows = load_dataset("longbench_suite", config, split="eval", **demo_options)
+        for row in rows:
+            answers[user_turn(row) if row["use_chat_template"] else row["input"]] = row["output"]
+        modes[config] = set(rows["use_chat_template"])
+    out = tmp_path / "out"
+    with FakeOpenAI(answers.__getitem__) as server:
+        server.faults = {1: "429", 4: "500", 8: "reset"}
+        argv = ["predict", *E2E_CONFIGS, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        argv += ["--score", "--concurrency", "3", "--no-progress", "--mirror", demo_options["mirror"]]
+        argv += ["--tokenizer", demo_options["tokenizer"], "--cache-dir", demo_options["cache_dir"]]
+        argv += ["--pretruncation-tokenizer", demo_options["tokenizer"]]
+        assert cli.main(argv) == 0
+    results = json.loads((out / "results.json").read_text())["results"]
+    assert [r["config"] for r in results] == E2E_CONFIGS
+    for r in results:
+        assert r["headline"] and all(v == pytest.approx(100.0) for v in r["headline"].values()), r["config"]
+    # the mode each config's rows declare is the endpoint they went to
+    paths = {"/v1/chat/completions" if chat else "/v1/completions" for m in modes.values() for chat in m}
+    assert {r["path"] for r in server.requests} == paths
+    markdown = (out / "results.md").read_text()
+    for heading in ("## helmet (eval)", "## longbench (eval)", "## lveval (eval)", "## adaleval (eval)"):
+        assert heading in markdown
+    assert "| task | 8k | 16k |" in markdown  # HELMET by length
+    assert "Summary by category:" in markdown and "Summary by level:" in markdown
+    assert "Headline scores by length_bucket:" in markdown  # LongBench-E
+    assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def _tiny_model(directory: str) -> str:
+    """A random 1-layer Llama over the demo BPE, with a minimal chat template; no download."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    from longbench_suite.synthetic import train_demo_tokenizer
+
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_file=train_demo_tokenizer(os.path.join(directory, "bpe")),
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+    )
+    tokenizer.chat_template = (
+        "{% for m in messages %}[{{ m['role'] }}] {{ m['content'] }}\n{% endfor %}[assistant]"
+    )
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
+    path = os.path.join(directory, "model")
+    LlamaForCausalLM(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+@pytest.mark.slow
+def test_a_tiny_random_model_runs_through_the_local_backend(tmp_path):
+    from longbench_suite.predict.local import TransformersBackend
+
+    model = TransformersBackend(_tiny_model(str(tmp_path)))
+    mc = registry.benchmark("helmet").task("infbench_mc")  # chat mode, 10 tokens
+    chat = rows_of(2, chat=True)
+    first = predict_split(mc, chat, model, str(tmp_path / "chat.jsonl"), progress=False)
+    predict_split(NQ, rows_of(2, chat=False), model, str(tmp_path / "completion.jsonl"), progress=False)
+    predict_split(SAMSUM, rows_of(1, chat=False), model, str(tmp_path / "stop.jsonl"), progress=False)
+    chat_lines, completion_lines = lines(tmp_path / "chat.jsonl"), lines(tmp_path / "completion.jsonl")
+    assert [r["query_id"] for r in chat_lines] == ["q000", "q001"]
+    assert all(0 < r["output_tokens"] <= 10 for r in chat_lines)  # the declared max_new_tokens
+    assert all(0 < r["output_tokens"] <= 20 for r in completion_lines)
+    assert "\n" not in lines(tmp_path / "stop.jsonl")[0]["prediction"]  # samsum's declared stop
+    # greedy: the same model gives the same predictions again
+    again = predict_split(mc, chat, model, str(tmp_path / "again.jsonl"), progress=False)
+    assert again.predictions() == first.predictions()
