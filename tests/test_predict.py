@@ -43,7 +43,8 @@ def gold(rows: list[dict]):
     """The server's answer: the row's output, found by its prompt (user turn or completion prompt)."""
     by_prompt = {}
     for row in rows:
-        prompt = row["input"][: -len(row["answer_prefix"])] if row["use_chat_template"] else row["input"]
+        text, prefix = row["input"], row["answer_prefix"]
+        prompt = text[: len(text) - len(prefix)] if row["use_chat_template"] else text
         by_prompt[prompt] = row["output"]
     return lambda prompt: by_prompt[prompt]
 
@@ -355,3 +356,21 @@ def test_a_tiny_random_model_runs_through_the_local_backend(tmp_path):
     # greedy: the same model gives the same predictions again
     again = predict_split(mc, chat, model, str(tmp_path / "again.jsonl"), progress=False)
     assert again.predictions() == first.predictions()
+
+
+@pytest.mark.slow
+def test_the_example_script_builds_predicts_and_scores(demo_options, tmp_path, capsys):
+    import runpy
+
+    from longbench_suite import load_dataset
+
+    rows = load_dataset("longbench_suite", "adaleval/tsort_2k", split="eval", **demo_options)
+    with FakeOpenAI(gold(list(rows))) as server:
+        path = os.path.join(
+            os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples", "predict.py"
+        )
+        main = runpy.run_path(path, run_name="example")["main"]
+        argv = ["adaleval/tsort_2k", "--endpoint", server.url, "--model", "m", "--output", str(tmp_path)]
+        run = main([*argv, "--demo", "--cache-dir", demo_options["cache_dir"]])
+    assert run.results[0].headline == {"accuracy": pytest.approx(100.0)}
+    assert "| tsort | 100.00 |" in capsys.readouterr().out

@@ -114,9 +114,13 @@ def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
     from matplotlib.figure import Figure
 
     benchmarks = list(dict.fromkeys(r.benchmark for r in results))
-    fig = Figure(figsize=(7 * len(benchmarks), 4.5), layout="constrained")
-    axes = fig.subplots(1, len(benchmarks), squeeze=False)[0]
-    for ax, benchmark in zip(axes, benchmarks, strict=True):
+    columns = min(2, len(benchmarks))
+    grid = (len(benchmarks) + columns - 1) // columns
+    fig = Figure(figsize=(6.5 * columns, 4.2 * grid), layout="constrained")
+    axes = fig.subplots(grid, columns, squeeze=False).ravel()
+    for ax in axes[len(benchmarks) :]:
+        ax.set_visible(False)
+    for ax, benchmark in zip(axes, benchmarks, strict=False):
         lengths, rows = by_length([r for r in results if r.benchmark == benchmark])
         for label, cells in rows.items():
             points = [(i, cells[n]) for i, n in enumerate(lengths) if cells.get(n) is not None]
@@ -130,5 +134,5 @@ def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
         ax.set_ylabel("score")
         ax.set_title(benchmark, loc="left")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small", loc="best")
+        ax.legend(fontsize="small", loc="lower left", ncols=2)
     fig.savefig(path, dpi=90, metadata={"Software": None})
