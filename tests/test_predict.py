@@ -302,6 +302,18 @@ def test_a_gold_answering_server_scores_100_everywhere_through_the_cli(demo_opti
     assert "Summary by category:" in markdown and "Summary by level:" in markdown
     assert "Headline scores by length_bucket:" in markdown  # LongBench-E
     assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the predictions file is what `score` reads, too
+    argv = [
+        "score",
+        "lveval/factrecall_en_16k",
+        "--predictions",
+        str(out / "lveval/factrecall_en_16k.eval.jsonl"),
+    ]
+    argv += ["--output", str(tmp_path / "score.json"), "--mirror", demo_options["mirror"]]
+    argv += ["--tokenizer", demo_options["tokenizer"], "--cache-dir", demo_options["cache_dir"]]
+    assert cli.main(argv) == 0
+    (scored,) = json.loads((tmp_path / "score.json").read_text())["results"]
+    assert scored["headline"] == results[4]["headline"]
 
 
 def _tiny_model(directory: str) -> str:
@@ -374,3 +386,59 @@ def test_the_example_script_builds_predicts_and_scores(demo_options, tmp_path, c
         run = main([*argv, "--demo", "--cache-dir", demo_options["cache_dir"]])
     assert run.results[0].headline == {"accuracy": pytest.approx(100.0)}
     assert "| tsort | 100.00 |" in capsys.readouterr().out
+
+
+# -- declarations, judges, tables -----------------------------------------------------------------------
+
+
+def test_info_shows_the_declared_generation(capsys):
+    assert cli.main(["info", "longbench/samsum_4k"]) == 0
+    assert "generation:        greedy, stop at '\\n'" in capsys.readouterr().out
+    assert cli.main(["info", "helmet/nq_8k"]) == 0
+    assert "generation:        greedy\n" in capsys.readouterr().out
+
+
+def test_the_llm_judge_can_point_at_an_openai_compatible_server():
+    from longbench_suite.metrics.report import judges_from
+
+    with FakeOpenAI(lambda prompt: "judged: " + prompt) as server:
+        judges = judges_from("judge-model", None, endpoint=server.url, api_key="k")
+        assert judges.llm("Is this right?", 64) == "judged: Is this right?"
+    (request,) = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    body = request["body"]
+    assert body["model"] == "judge-model" and body["max_tokens"] == 64
+    assert (body["temperature"], body["top_p"], body["seed"]) == (0.1, 0.9, 42)  # HELMET's judge settings
+
+
+def _result(benchmark, task, length, score, groups=None):
+    from longbench_suite.metrics import ScoreResult
+
+    return ScoreResult(
+        config=f"{benchmark}/{task}_{length}",
+        benchmark=benchmark,
+        task=task,
+        length=length,
+        split="eval",
+        metric="m",
+        n_rows=1,
+        headline={"m": score},
+        metrics={"m": score},
+        groups=groups or {},
+    )
+
+
+def test_results_tables_put_lengths_in_the_benchmarks_order():
+    from longbench_suite.predict.tables import markdown_report
+
+    results = [
+        _result("helmet", "nq", "32k", 40.0),
+        _result("helmet", "nq", "8k", 60.0),
+        _result("helmet", "json_kv", "8k", 90.0),
+        _result("longbench", "qasper_e", "8k", 50.0, {"length_bucket": {"0-4k": {"m": 70.0}, "8k+": {}}}),
+    ]
+    summary = {"category": {"helmet": {"8k": {"RAG": 60.0, "Recall": 90.0}, "32k": {"RAG": 40.0}}}}
+    text = markdown_report(results, summary)
+    assert "| task | 8k | 32k |\n|---|---|---|\n| nq | 60.00 | 40.00 |\n| json_kv | 90.00 | – |" in text
+    assert "| category | 8k | 32k |" in text and "| Recall | 90.00 | – |" in text
+    assert "| config | 0-4k | 8k+ |\n|---|---|---|\n| qasper_e_8k | 70.00 | – |" in text
