@@ -1,12 +1,12 @@
 """The predictions file, written so that a killed run resumes from it.
 
-While a run goes, every finished row is appended as one whole JSON line, flushed and fsynced before
-the next; a crash can therefore leave at most a partial last line (no newline yet), which a resume
-cuts off and asks again. Rows already in the file (matched by ``index`` and ``query_id``) are never
-asked again nor written twice. When every row is in, the file is rewritten in row order through a
-temporary file and an atomic rename, so a resumed run ends with the same bytes as an uninterrupted
-one. Each line is a record ``longbench-suite score`` reads: ``{"index", "query_id", "prediction",
-"output_tokens"}``.
+While a run goes, every finished row is appended as one whole JSON line; the rows that finished
+together are then fsynced together (one fsync per batch, not per line). A crash can therefore leave
+at most a partial last line (no newline yet), which a resume cuts off and asks again. Rows already
+in the file (matched by ``index`` and ``query_id``) are never asked again nor written twice. When
+every row is in, the file is rewritten in row order through a temporary file and an atomic rename,
+so a resumed run ends with the same bytes as an uninterrupted one. Each line is a record
+``longbench-suite score`` reads: ``{"index", "query_id", "prediction", "output_tokens"}``.
 """
 
 from __future__ import annotations
@@ -84,20 +84,15 @@ class Journal:
         self.done[index] = entry
 
     @contextmanager
-    def appender(self) -> Iterator:
-        """A function that appends one finished row durably."""
+    def appender(self) -> Iterator[Appender]:
+        """Appends finished rows; :meth:`Appender.sync` makes the ones appended so far durable."""
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         with open(self.path, "ab") as f:
-
-            def append(entry: dict[str, Any]) -> None:
-                if entry["index"] in self.done:
-                    raise PredictionError(f"{self.path}: row {entry['index']} would be written twice")
-                f.write(_line(entry))
-                f.flush()
-                os.fsync(f.fileno())
-                self.done[entry["index"]] = entry
-
-            yield append
+            appender = Appender(self, f)
+            try:
+                yield appender
+            finally:
+                appender.sync()
 
     @property
     def complete(self) -> bool:
@@ -125,3 +120,25 @@ class Journal:
 
     def predictions(self) -> list[str]:
         return [self.done[i]["prediction"] for i in range(len(self.query_ids))]
+
+
+class Appender:
+    """Whole lines into an open predictions file; :meth:`sync` flushes and fsyncs them."""
+
+    def __init__(self, journal: Journal, file) -> None:
+        self.journal = journal
+        self.file = file
+        self.unsynced = 0
+
+    def append(self, entry: dict[str, Any]) -> None:
+        if entry["index"] in self.journal.done:
+            raise PredictionError(f"{self.journal.path}: row {entry['index']} would be written twice")
+        self.file.write(_line(entry))
+        self.journal.done[entry["index"]] = entry
+        self.unsynced += 1
+
+    def sync(self) -> None:
+        if self.unsynced:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+            self.unsynced = 0

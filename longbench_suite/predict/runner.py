@@ -43,7 +43,7 @@ def predict_split(
     started = time.monotonic()
     with (
         _progress(len(requests), len(done), desc, progress) as bar,
-        journal.appender() as append,
+        journal.appender() as out,
         ThreadPoolExecutor(max_workers=max(1, backend.concurrency)) as pool,
     ):
         pending: dict[Future, Request] = {}
@@ -68,7 +68,7 @@ def predict_split(
                     except Exception as exc:
                         failure = failure or exc
                         continue
-                    append(record(request.index, request.query_id, reply.text, reply.tokens))
+                    out.append(record(request.index, request.query_id, reply.text, reply.tokens))
                     tokens += reply.tokens or 0
                     bar.set_postfix_str(
                         f"{tokens / max(time.monotonic() - started, 1e-9):.1f} tok/s", refresh=False
@@ -76,6 +76,7 @@ def predict_split(
                     bar.update()
                     if failure is None:
                         submit()
+                out.sync()
         except BaseException:
             for future in pending:
                 future.cancel()
