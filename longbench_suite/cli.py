@@ -355,8 +355,30 @@ def _cmd_predict(args) -> int:
     from .metrics.report import judges_from, results_table
     from .predict import predict
 
-    judges = judges_from(args.judge_model, args.nli_model, endpoint=args.judge_endpoint, api_key=args.api_key)
-    run = predict(
+    judge_key = args.api_key if args.judge_endpoint else None  # never send a local server's key to OpenAI
+    judges = judges_from(args.judge_model, args.nli_model, endpoint=args.judge_endpoint, api_key=judge_key)
+    try:
+        run = _run_predict(args, predict, judges)
+    except KeyboardInterrupt:
+        print(
+            f"longbench-suite predict: interrupted; finished rows are kept under {args.output}: "
+            "run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    for config, path in run.files.items():
+        print(f"{config}\t{path}")
+    if run.results:
+        print()
+        print(results_table(run.results))
+        print()
+        for kind, path in run.reports.items():
+            print(f"wrote {kind}: {path}")
+    return 0
+
+
+def _run_predict(args, predict, judges):
+    return predict(
         args.configs,
         args.output,
         model=args.model,
@@ -373,15 +395,6 @@ def _cmd_predict(args) -> int:
         progress=False if args.no_progress else None,
         **_source_kwargs(args),
     )
-    for config, path in run.files.items():
-        print(f"{config}\t{path}")
-    if run.results:
-        print()
-        print(results_table(run.results))
-        print()
-        for kind, path in run.reports.items():
-            print(f"wrote {kind}: {path}")
-    return 0
 
 
 def _publish_kwargs(args) -> dict:
