@@ -86,3 +86,7 @@ def first_lone_surrogate(text: str) -> int | None:
     except UnicodeEncodeError as exc:
         return exc.start
     return None
+
+
+class GenerationError(SuiteError, RuntimeError):
+    """A model that could not produce a prediction (an endpoint that keeps failing, a bad model path)."""

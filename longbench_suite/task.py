@@ -19,6 +19,7 @@ import datasets
 
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
+from .generation import GREEDY, Generation
 from .instance import Instance, Plan
 from .partition.leakage import DEFAULT_RULE, LeakageRule
 from .render import PromptTemplate
@@ -57,7 +58,9 @@ class Task(ABC):
     - ``category``: the group the benchmark reports the task in;
     - ``first_line``: the scorer keeps only a prediction's first line (LongBench's few-shot tasks);
     - ``use_chat_template``: upstream's chat (``True``) or completion (``False``) mode;
-    - ``max_new_tokens``: upstream's generation length.
+    - ``max_new_tokens``: upstream's generation length;
+    - ``generation``: upstream's stop strings and decoding (:class:`~longbench_suite.generation.Generation`;
+      default greedy, no stop strings).
     """
 
     name: str
@@ -70,6 +73,7 @@ class Task(ABC):
     first_line: bool = False
     use_chat_template: bool
     max_new_tokens: int
+    generation: Generation = GREEDY
     default_tokenizer: str = ""
     #: the tokenizer that cuts documents before rendering, whatever the config's tokenizer (HELMET's
     #: Llama-2 pre-truncation); ``""``: the task has no such step
@@ -224,6 +228,7 @@ class Task(ABC):
             "category": self.category,
             "metric": self.metric,
             "max new tokens": self.max_new_tokens,
+            "generation": self.generation.describe(),
             "mode": "chat (user turn)" if self.use_chat_template else "completion",
             "input budget": f"{budget.tokens} tokens ({budget.rule})" if budget else "not cut",
             **self.facts(length),

@@ -28,6 +28,7 @@ def main() -> None:
         json_array,
         mixture,
         multilength,
+        predict,
         streaming,
         tokenize,
         truncation,
@@ -44,6 +45,7 @@ def main() -> None:
         "streaming": lambda: streaming.main(*((0.3, 150, (4, 16)) if quick else (2.0, 993, (8, 60)))),
         "archive": lambda: archive.main(0.3 if quick else 2.0, 3 if quick else 5),
         "mixture": mixture.main,
+        "predict": lambda: predict.main(100 if quick else 200),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:

@@ -11,8 +11,15 @@ from .base import Judges
 from .scoring import ScoreResult
 
 
-def judges_from(judge_model: str | None, nli_model: str | None) -> Judges:
-    """The CLI's judges: an OpenAI chat model, and a seq2seq NLI model loaded on first use."""
+def judges_from(
+    judge_model: str | None,
+    nli_model: str | None,
+    *,
+    endpoint: str | None = None,
+    api_key: str | None = None,
+) -> Judges:
+    """The CLI's judges: a chat model (OpenAI's, or any OpenAI-compatible server's at ``endpoint``),
+    and a seq2seq NLI model loaded on first use."""
     from ..benchmarks.helmet.judge import OpenAIJudge
     from ..benchmarks.helmet.metrics_alce import T5NLIJudge
 
@@ -25,7 +32,8 @@ def judges_from(judge_model: str | None, nli_model: str | None) -> Judges:
                 loaded.append(T5NLIJudge.from_pretrained(nli_model))
             return loaded[0](premise, hypothesis)
 
-    return Judges(nli=nli, llm=OpenAIJudge(model=judge_model) if judge_model else None)
+    llm = OpenAIJudge(model=judge_model, base_url=endpoint, api_key=api_key) if judge_model else None
+    return Judges(nli=nli, llm=llm)
 
 
 def _fmt(value: float | None) -> str:

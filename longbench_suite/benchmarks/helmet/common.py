@@ -11,6 +11,7 @@ import datasets
 
 from longbench_suite.errors import DataFormatError
 from longbench_suite.fit.rules import CutContextTail, Fit
+from longbench_suite.generation import Generation
 from longbench_suite.partition import sampling
 from longbench_suite.partition.leakage import DEFAULT_RULE, LeakageRule
 from longbench_suite.render import PromptTemplate
@@ -52,6 +53,12 @@ FEATURES = features(
 )
 
 
+#: HELMET's decoding everywhere: ``do_sample`` off forces temperature 0, ``top_p`` 1.0, ``--seed`` 42 sent
+#: to the APIs, no system message; no stop strings, as the yamls' ``stop_new_line`` is never read
+#: (``docs/helmet.md`` §6)
+HELMET_GENERATION = Generation(temperature=0.0, top_p=1.0, seed=sampling.HELMET_SEED)
+
+
 @dataclass(frozen=True, eq=False)
 class HelmetTask(Task):
     """A HELMET task: its prompt, generation length and chat-mode default (``docs/helmet.md`` §1.2-§1.3)."""
@@ -70,6 +77,7 @@ class HelmetTask(Task):
     sizes: Mapping[str, int] = field(default_factory=dict)
     fit: Fit = CUT_CONTEXT_TAIL
     leakage: LeakageRule = DEFAULT_RULE
+    generation: Generation = HELMET_GENERATION
 
     def window(self, length: str) -> int:
         return LENGTHS[length].tokens

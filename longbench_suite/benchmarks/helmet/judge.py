@@ -16,6 +16,7 @@ out of the mean, as upstream does.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -184,10 +185,19 @@ class OpenAIJudge:
     seed: int = 42
     client: object = None
     extra: Mapping[str, object] | None = None
+    #: an OpenAI-compatible server's base URL instead of OpenAI's (vLLM, SGLang, ...), and its key
+    base_url: str | None = None
+    api_key: str | None = None
 
     def __call__(self, prompt: str, max_tokens: int) -> str | None:
         if self.client is None:
-            self.client = optional_import("openai", "openai", "the GPT-4o judge").OpenAI()
+            openai = optional_import("openai", "openai", "the GPT-4o judge")
+            if self.base_url:
+                # A local server takes any key; the client refuses to start without one.
+                key = self.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+                self.client = openai.OpenAI(base_url=self.base_url, api_key=key)
+            else:
+                self.client = openai.OpenAI(api_key=self.api_key) if self.api_key else openai.OpenAI()
         response = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "user", "content": prompt}],

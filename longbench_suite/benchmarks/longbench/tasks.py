@@ -18,6 +18,7 @@ from importlib import resources
 import datasets
 
 from longbench_suite.fit.rules import CutMiddle, Fit
+from longbench_suite.generation import GREEDY, Generation
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.records import (
     INTEGER,
@@ -110,6 +111,7 @@ class LongBenchTask(Task):
     lengths: tuple[str, ...] = tuple(LENGTHS)
     default_tokenizer: str = DEFAULT_TOKENIZER
     fit: Fit = MIDDLE_CUT
+    generation: Generation = GREEDY
 
     @property
     def missing_split_reasons(self) -> Mapping[str, str]:
@@ -218,6 +220,7 @@ def _declare() -> tuple[LongBenchTask, ...]:
             first_line=entry["first_line"],
             max_new_tokens=entry["max_new_tokens"],
             use_chat_template=entry["use_chat_template"],
+            generation=Generation(stop=tuple(entry.get("stop", ()))),
         )
         sibling = base + E_SUFFIX if rows_e is not None else None
         longbench.append(

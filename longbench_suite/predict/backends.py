@@ -1,0 +1,105 @@
+"""Backends that answer :class:`~.requests.Request` s: any OpenAI-compatible server, through the
+``openai`` client (whose own retry machinery handles 429, 5xx, timeouts and dropped connections,
+honouring ``Retry-After``)."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import GenerationError, MissingDependencyError, describe
+from .requests import Request
+
+EXTRA = "predict"
+
+
+def optional_import(module: str, purpose: str):
+    """Import a dependency of ``predict`` or raise a :class:`MissingDependencyError`."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MissingDependencyError(
+            f"{purpose} needs the package {module!r}, which is not installed; "
+            f"install the predict extra: pip install 'longbench-suite[{EXTRA}]'"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer to one request: the text (stop string excluded), and how many tokens it took
+    (``None`` where the backend does not say)."""
+
+    text: str
+    tokens: int | None = None
+    finish_reason: str | None = None
+
+
+class Backend(Protocol):
+    """Anything that turns a request into a reply; ``concurrency`` is how many calls may run at once."""
+
+    name: str
+    concurrency: int
+
+    def generate(self, request: Request) -> Reply: ...
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible server (vLLM, SGLang, TGI, llama.cpp's server, OpenAI): chat rows go to
+    ``/chat/completions`` as the user turn, completion rows to ``/completions``."""
+
+    def __init__(
+        self,
+        endpoint: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 8,
+        max_retries: int = 8,
+        timeout: float = 600.0,
+    ) -> None:
+        openai = optional_import("openai", "an OpenAI-compatible backend")
+        self.name = f"{model} at {endpoint}"
+        self.model = model
+        self.endpoint = endpoint
+        self.concurrency = concurrency
+        # Local servers take any key; the client refuses to start without one.
+        key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self.client = openai.OpenAI(base_url=endpoint, api_key=key, max_retries=max_retries, timeout=timeout)
+        self._errors = (openai.APIError,)
+
+    def _arguments(self, request: Request) -> dict:
+        g = request.generation
+        arguments: dict = {
+            "model": self.model,
+            "max_tokens": request.max_tokens,
+            "temperature": g.temperature,
+            "top_p": g.top_p,
+        }
+        if g.stop:
+            arguments["stop"] = list(g.stop)
+        if g.seed is not None:
+            arguments["seed"] = g.seed
+        return arguments
+
+    def generate(self, request: Request) -> Reply:
+        try:
+            if request.chat:
+                response = self.client.chat.completions.create(
+                    messages=request.messages(), **self._arguments(request)
+                )
+                choice = response.choices[0]
+                text = choice.message.content or ""
+            else:
+                response = self.client.completions.create(prompt=request.prompt, **self._arguments(request))
+                choice = response.choices[0]
+                text = choice.text or ""
+        except self._errors as exc:
+            raise GenerationError(
+                f"{self.endpoint}: row {request.index} (query_id {request.query_id}) failed after retries: "
+                f"{describe(exc)}"
+            ) from None
+        usage = getattr(response, "usage", None)
+        tokens = getattr(usage, "completion_tokens", None) if usage is not None else None
+        return Reply(text=text, tokens=tokens, finish_reason=choice.finish_reason)

@@ -1,0 +1,163 @@
+"""``longbench-suite predict``: build configs, predict their split, optionally score and report."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import UnknownNameError
+from .backends import Backend, OpenAIBackend
+from .runner import predict_split
+
+BACKENDS = ("openai", "transformers")
+
+
+@dataclass
+class PredictRun:
+    """What a run produced: a predictions file per config, and (with scoring) the results."""
+
+    files: dict[str, str]
+    results: list = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+    reports: dict[str, str] = field(default_factory=dict)
+
+
+def make_backend(
+    backend: str,
+    model: str,
+    *,
+    endpoint: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 8,
+    max_retries: int = 8,
+    timeout: float = 600.0,
+    device: str | None = None,
+) -> Backend:
+    if backend == "openai":
+        if not endpoint:
+            raise UnknownNameError("the openai backend needs an endpoint (--endpoint http://host:port/v1)")
+        return OpenAIBackend(
+            endpoint,
+            model,
+            api_key=api_key,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+    if backend == "transformers":
+        from .local import TransformersBackend
+
+        return TransformersBackend(model, device=device)
+    raise UnknownNameError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+
+
+def predictions_path(output_dir: str, benchmark: str, config: str, split: str) -> str:
+    return os.path.join(output_dir, benchmark, f"{config}.{split}.jsonl")
+
+
+def _atomic_write(path: str, text: str) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def predict(
+    configs: Sequence[str],
+    output_dir: str,
+    *,
+    model: str,
+    backend: str | Backend = "openai",
+    endpoint: str | None = None,
+    api_key: str | None = None,
+    concurrency: int = 8,
+    max_retries: int = 8,
+    timeout: float = 600.0,
+    split: str = "eval",
+    score: bool = False,
+    judges=None,
+    plot: bool = True,
+    progress: bool | None = None,
+    **build_options: Any,
+) -> PredictRun:
+    """Predict ``split`` of every config into ``output_dir/<benchmark>/<config>.<split>.jsonl``.
+
+    ``backend``: ``"openai"`` (an OpenAI-compatible server at ``endpoint``, ``model`` its model name),
+    ``"transformers"`` (``model`` a local Hugging Face model directory, run in-process), or any object
+    with ``generate(request) -> Reply`` and ``concurrency``. A file left by an interrupted run is
+    resumed. ``score=True`` then scores every config with its benchmark's metrics and writes
+    ``results.md``, ``results.json`` and ``scores.png`` into ``output_dir``. ``build_options`` are
+    :func:`~longbench_suite.get_builder`'s (``mirror``, ``tokenizer``, ``cache_dir``, ...).
+    """
+    from .. import api
+
+    if isinstance(backend, str):
+        backend = make_backend(
+            backend,
+            model,
+            endpoint=endpoint,
+            api_key=api_key,
+            concurrency=concurrency,
+            max_retries=max_retries,
+            timeout=timeout,
+        )
+    builders = [api.get_builder(name, **build_options) for name in configs]
+    for builder in builders:
+        api.check_splits(builder, split)
+    api.prepare(builders)
+    run = PredictRun(files={})
+    splits = []
+    for builder in builders:
+        qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
+        dataset = api.prepared(builder, split)
+        path = predictions_path(output_dir, builder.BENCHMARK.name, builder.config.name, split)
+        journal = predict_split(
+            builder.config.task, dataset, backend, path, desc=qualified, progress=progress
+        )
+        run.files[qualified] = path
+        splits.append((builder, dataset, journal.predictions()))
+    if score:
+        _score(run, splits, output_dir, split, judges, plot)
+    return run
+
+
+def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: bool) -> None:
+    from ..metrics import score_task, summarize
+    from ..metrics.report import results_json
+    from ..metrics.scoring import load_rows, metrics_module
+    from .tables import markdown_report, plot_scores
+
+    for builder, dataset, predictions in splits:
+        name = builder.BENCHMARK.name
+        rows = load_rows(dataset)
+        levels: Mapping = getattr(metrics_module(name), "GROUP_LEVELS", {})
+        run.results.append(
+            score_task(
+                name,
+                builder.config.task.name,
+                rows,
+                predictions,
+                length=builder.config.length,
+                split=split,
+                config=f"{name}/{builder.config.name}",
+                judges=judges,
+                by=[c for c in levels if c in rows[0]],
+            )
+        )
+    for benchmark in dict.fromkeys(r.benchmark for r in run.results):
+        for by in metrics_module(benchmark).SUMMARIES:
+            run.summary.setdefault(by, {}).update(
+                summarize([r for r in run.results if r.benchmark == benchmark], by)
+            )
+    os.makedirs(output_dir, exist_ok=True)
+    run.reports["markdown"] = os.path.join(output_dir, "results.md")
+    _atomic_write(run.reports["markdown"], markdown_report(run.results, run.summary))
+    run.reports["json"] = os.path.join(output_dir, "results.json")
+    results_json(run.results, run.summary, run.reports["json"] + ".tmp")
+    os.replace(run.reports["json"] + ".tmp", run.reports["json"])
+    if plot:
+        run.reports["png"] = os.path.join(output_dir, "scores.png")
+        plot_scores(run.results, run.reports["png"] + ".tmp.png")
+        os.replace(run.reports["png"] + ".tmp.png", run.reports["png"])

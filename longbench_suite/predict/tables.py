@@ -1,0 +1,138 @@
+"""Results in the shape each benchmark reports them: a Markdown table of headline scores by task and
+length (HELMET's datasets by length, LV-Eval's datasets by level, Ada-LEval's settings by length),
+the benchmark's own summaries (HELMET's and LongBench's categories, LV-Eval's level averages),
+breakdowns by row group (LongBench-E's length buckets), and a PNG of score against length."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..metrics.scoring import ScoreResult
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return f"{value:.2f}"
+
+
+def _markdown(corner: str, columns: Sequence[str], rows: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [
+        "| " + " | ".join([corner, *columns]) + " |",
+        "|" + "---|" * (len(columns) + 1),
+    ]
+    for name, cells in rows.items():
+        lines.append("| " + " | ".join([name, *(_fmt(cells.get(c)) for c in columns)]) + " |")
+    return "\n".join(lines)
+
+
+def _order(values: Sequence[str], known: Sequence[str]) -> list[str]:
+    present = list(dict.fromkeys(values))
+    return [v for v in known if v in present] + [v for v in present if v not in known]
+
+
+def length_order(benchmark: str) -> list[str]:
+    """A benchmark's lengths, shortest first (the order its tasks declare them)."""
+    from .. import registry
+
+    order: list[str] = []
+    for task in registry.benchmark(benchmark).tasks:
+        for length in task.lengths:
+            if length not in order:
+                order.append(length)
+    return order
+
+
+def _metric_rows(results: Sequence[ScoreResult]) -> list[tuple[str, str]]:
+    """(row label, (task, metric)) pairs: a task with several headline metrics gets one row each."""
+    multi = {r.task for r in results if len(r.headline) > 1}
+    pairs = dict.fromkeys((r.task, m) for r in results for m in r.headline)
+    return [(f"{t} ({m})" if t in multi else t, (t, m)) for t, m in pairs]  # type: ignore[misc]
+
+
+def by_length(results: Sequence[ScoreResult]) -> tuple[list[str], dict[str, dict[str, float | None]]]:
+    """One benchmark's headline scores: columns are lengths, rows tasks (and metrics)."""
+    lengths = _order([r.length or "" for r in results], length_order(results[0].benchmark))
+    rows: dict[str, dict[str, float | None]] = {}
+    for label, (task, metric) in _metric_rows(results):
+        rows[label] = {
+            r.length or "": r.headline.get(metric) for r in results if r.task == task and metric in r.headline
+        }
+    return lengths, rows
+
+
+def _summary_rows(summary: Mapping[str, Any]) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """A summary ``{column: {row: score}}`` (rows may nest: ``{column: {language: {category: score}}}``)."""
+    columns = list(summary)
+    rows: dict[str, dict[str, Any]] = {}
+
+    def walk(column: str, prefix: tuple[str, ...], value: Any) -> None:
+        if isinstance(value, Mapping):
+            for key, inner in value.items():
+                walk(column, (*prefix, str(key)), inner)
+        else:
+            rows.setdefault(" / ".join(prefix), {})[column] = value
+
+    for column in columns:
+        walk(column, (), summary[column])
+    return columns, rows
+
+
+def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapping[str, Any]]) -> str:
+    """Every benchmark's tables, as Markdown."""
+    parts: list[str] = []
+    for benchmark in dict.fromkeys(r.benchmark for r in results):
+        mine = [r for r in results if r.benchmark == benchmark]
+        split = ", ".join(dict.fromkeys(r.split or "" for r in mine))
+        parts.append(f"## {benchmark} ({split})")
+        columns, rows = by_length(mine)
+        parts += ["", "Headline scores by task and length:", "", _markdown("task", columns, rows), ""]
+        for by, per_benchmark in summaries.items():
+            if benchmark in per_benchmark:
+                columns, rows = _summary_rows(per_benchmark[benchmark])
+                parts += [f"Summary by {by}:", "", _markdown(by, columns, rows), ""]
+        for column in dict.fromkeys(c for r in mine for c in r.groups):
+            rows = {}
+            keys: list[str] = []
+            for r in mine:
+                groups = r.groups.get(column)
+                if groups:
+                    metric = next(iter(r.headline))
+                    keys += [k for k in groups if k not in keys]
+                    rows[r.config.split("/", 1)[-1]] = {k: g.get(metric) for k, g in groups.items()}
+            parts += [f"Headline scores by {column}:", "", _markdown("config", keys, rows), ""]
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
+    """A PNG of headline score against length: one panel per benchmark, one line per task."""
+    from ..publish.card import require_matplotlib
+
+    require_matplotlib()
+    from matplotlib.figure import Figure
+
+    benchmarks = list(dict.fromkeys(r.benchmark for r in results))
+    columns = min(2, len(benchmarks))
+    grid = (len(benchmarks) + columns - 1) // columns
+    fig = Figure(figsize=(6.5 * columns, 4.2 * grid), layout="constrained")
+    axes = fig.subplots(grid, columns, squeeze=False).ravel()
+    for ax in axes[len(benchmarks) :]:
+        ax.set_visible(False)
+    for ax, benchmark in zip(axes, benchmarks, strict=False):
+        lengths, rows = by_length([r for r in results if r.benchmark == benchmark])
+        for label, cells in rows.items():
+            points = [(i, cells[n]) for i, n in enumerate(lengths) if cells.get(n) is not None]
+            if points:
+                xs, ys = zip(*points, strict=True)
+                ax.plot(xs, ys, marker="o", label=label)
+        ax.set_xticks(range(len(lengths)), lengths)
+        ax.set_xlim(-0.5, len(lengths) - 0.5)
+        ax.set_ylim(-2, 102)
+        ax.set_xlabel("length")
+        ax.set_ylabel("score")
+        ax.set_title(benchmark, loc="left")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize="small", loc="lower left", ncols=2)
+    fig.savefig(path, dpi=90, metadata={"Software": None})
