@@ -16,6 +16,10 @@ class UnknownNameError(SuiteError, ValueError):
     """A benchmark, config or split name that does not exist (or is ambiguous)."""
 
 
+class OptionError(SuiteError, ValueError):
+    """An option value out of its range (names the option)."""
+
+
 class SplitUnavailableError(SuiteError, ValueError):
     """A split that upstream cannot supply for this config (e.g. LV-Eval has no dev data)."""
 
