@@ -19,7 +19,7 @@ from perf.workloads import cached
 CONFIGS = ("helmet/nq_32k", "helmet/popqa_32k")
 
 
-def main(num_proc: int = 2, configs: tuple[str, ...] = CONFIGS) -> None:
+def main(num_proc: int = 2, configs: tuple[str, ...] = CONFIGS, mirror: str | None = None) -> None:
     offline_environment()
     from longbench_suite import api
     from longbench_suite.benchmarks.helmet import samples
@@ -32,7 +32,13 @@ def main(num_proc: int = 2, configs: tuple[str, ...] = CONFIGS) -> None:
     for config in configs:
         for n in (1, num_proc):
             with tempfile.TemporaryDirectory(dir=workdir()) as cache:
-                built = builders([config], cache, tokenizer=tokenizer, mirror=str(mirror))
+                built = builders(
+                    [config],
+                    cache,
+                    tokenizer=tokenizer,
+                    pretruncation_tokenizer=tokenizer,
+                    mirror=str(mirror),
+                )
                 with Timer() as t:
                     api.prepare(built, num_proc=n)
                 out[(config, n)] = {s: ds.to_list() for s, ds in built[0].as_dataset().items()}
@@ -55,5 +61,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--num-proc", type=int, default=2)
     parser.add_argument("--configs", nargs="+", default=list(CONFIGS))
+    parser.add_argument("--mirror", help="another mirror (e.g. the work directory's narrativeqa-mirror)")
     args = parser.parse_args()
-    main(args.num_proc, tuple(args.configs))
+    main(args.num_proc, tuple(args.configs), args.mirror)
