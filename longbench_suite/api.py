@@ -16,7 +16,7 @@ from datasets.exceptions import DatasetGenerationError
 
 from . import registry
 from .builder import SuiteBuilder
-from .errors import DataFormatError, SplitUnavailableError, SuiteError, UnknownNameError
+from .errors import DataFormatError, OptionError, SplitUnavailableError, SuiteError, UnknownNameError
 from .fit.rules import check_max_input_tokens
 from .task import SPLITS
 from .training.holdout import DEFAULT_FRACTION
@@ -90,9 +90,19 @@ def _unwrapped_errors() -> Iterator[None]:
         raise
 
 
-def prepared(builder: SuiteBuilder, split: str | None):
+def check_num_proc(num_proc: int | None) -> int | None:
+    """``num_proc`` as ``download_and_prepare`` takes it (``None`` for one process)."""
+    if num_proc is None:
+        return None
+    if isinstance(num_proc, bool) or not isinstance(num_proc, int) or num_proc < 1:
+        raise OptionError(f"num_proc must be a positive integer, got {num_proc!r}")
+    return num_proc if num_proc > 1 else None
+
+
+def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = None):
+    """Build ``builder``'s Arrow files (``num_proc`` processes over the split's shards) and load them."""
     with _unwrapped_errors():
-        builder.download_and_prepare()
+        builder.download_and_prepare(num_proc=check_num_proc(num_proc))
     if split is not None:
         for name in _requested_splits(split):
             if name not in builder.info.splits:
@@ -132,6 +142,7 @@ def load_dataset(
     holdout: str | None = None,
     holdout_fraction: float = DEFAULT_FRACTION,
     over_length: str = "truncate",
+    num_proc: int | None = None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -146,6 +157,9 @@ def load_dataset(
       :mod:`longbench_suite.training.holdout`);
     - ``over_length="skip"`` leaves out the rows whose prompt had to be cut to fit the budget
       (``input_truncated``), instead of keeping them cut;
+    - ``num_proc=N`` builds a prepared (not streamed) config in N processes, each writing a contiguous
+      part of every split's rows (``datasets``' own multiprocessing over the builder's shards); the rows
+      are the same as with one process;
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
       (:mod:`longbench_suite.training`; ``chat`` forces a mode).
     """
@@ -165,6 +179,7 @@ def load_dataset(
             cache_dir=cache_dir,
             max_input_tokens=max_input_tokens,
             pretruncation_tokenizer=pretruncation_tokenizer,
+            num_proc=num_proc,
             **views,
             **kwargs,
         )
@@ -186,6 +201,8 @@ def load_dataset(
             if close:  # suite options with a misspelt benchmark: the user meant ours
                 raise UnknownNameError(f"unknown benchmark {path!r}; did you mean {', '.join(close)}?")
             raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
+        if num_proc is not None:
+            kwargs["num_proc"] = num_proc
         loaded = datasets.load_dataset(
             path, name, split=split, streaming=streaming, data_dir=data_dir, cache_dir=cache_dir, **kwargs
         )
@@ -209,7 +226,8 @@ def load_dataset(
         pretruncation_tokenizer=pretruncation_tokenizer,
     )
     check_splits(builder, split)
-    loaded = streamed(builder, split) if streaming else prepared(builder, split)
+    check_num_proc(num_proc)
+    loaded = streamed(builder, split) if streaming else prepared(builder, split, num_proc)
     where = f"{builder.BENCHMARK.name}/{builder.config.name}"
     return apply_views(loaded, where, split, key=builder.config.task.holdout_key, **views)
 
@@ -310,10 +328,12 @@ def prefetch(builders: Iterable[SuiteBuilder]) -> None:
         first.resolver(download_manager(first)).resolve(sources)
 
 
-def prepare(builders: Iterable[SuiteBuilder]) -> None:
-    """``download_and_prepare`` many configs, fetching their shared sources once first."""
+def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> None:
+    """``download_and_prepare`` many configs, fetching their shared sources once first; each config in
+    ``num_proc`` processes."""
+    num_proc = check_num_proc(num_proc)
     builders = list(builders)
     prefetch(builders)
     for builder in builders:
         with _unwrapped_errors():
-            builder.download_and_prepare()
+            builder.download_and_prepare(num_proc=num_proc)

@@ -31,6 +31,15 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _num_proc_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--num-proc",
+        type=int,
+        metavar="N",
+        help="build each config in N processes, each writing a part of every split (the same rows as one)",
+    )
+
+
 def _publish_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-shard-size", default="500MB", help="largest uncompressed size of one Parquet file (500MB)"
@@ -91,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
         help="skip: leave out the rows whose prompt had to be cut to fit the budget (default: keep them cut)",
     )
     _source_options(p)
+    _num_proc_option(p)
 
     p = commands.add_parser(
         "score", help="score predictions with the benchmark's official metrics, printing a table"
@@ -180,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
     _publish_options(p)
     p.add_argument("--repo-id", help="the Hub repo named in the card's usage example")
     _source_options(p)
+    _num_proc_option(p)
 
     p = commands.add_parser("push", help="export configs and upload them to a Hugging Face Hub dataset repo")
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="configs of one benchmark")
@@ -196,6 +207,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--output", metavar="DIR", help="keep the exported folder here")
     _publish_options(p)
     _source_options(p)
+    _num_proc_option(p)
 
     p = commands.add_parser(
         "check",
@@ -280,10 +292,11 @@ def _prepared_builders(args) -> list:
     """The builders of ``args.configs`` with the source options, splits checked, sources read once."""
     from . import api
 
+    num_proc = api.check_num_proc(getattr(args, "num_proc", None))
     builders = [api.get_builder(name, **_source_kwargs(args)) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
-    api.prepare(builders)
+    api.prepare(builders, num_proc=num_proc)
     return builders
 
 
@@ -423,6 +436,7 @@ def _publish_kwargs(args) -> dict:
         "max_shard_size": args.max_shard_size,
         "histogram": not args.no_histogram,
         "holdout_fraction": args.holdout_fraction,
+        "num_proc": args.num_proc,
     }
 
 

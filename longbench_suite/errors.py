@@ -16,6 +16,10 @@ class UnknownNameError(SuiteError, ValueError):
     """A benchmark, config or split name that does not exist (or is ambiguous)."""
 
 
+class OptionError(SuiteError, ValueError):
+    """An option value out of its range (names the option)."""
+
+
 class SplitUnavailableError(SuiteError, ValueError):
     """A split that upstream cannot supply for this config (e.g. LV-Eval has no dev data)."""
 
@@ -44,10 +48,6 @@ class MissingDependencyError(SuiteError, ImportError):
 
 class PredictionError(SuiteError, ValueError):
     """A predictions file that does not match the split's rows (missing, extra or duplicate rows)."""
-
-
-class OptionError(SuiteError, ValueError):
-    """An option value the library cannot build with (names the option and what it accepts)."""
 
 
 class InvalidTextError(DataFormatError):

@@ -23,11 +23,14 @@ def main() -> None:
 
     from perf import (
         archive,
+        counting,
         end_to_end,
+        gunzip,
         helmet_longdoc,
         json_array,
         mixture,
         multilength,
+        num_proc,
         predict,
         streaming,
         tokenize,
@@ -46,6 +49,9 @@ def main() -> None:
         "archive": lambda: archive.main(0.3 if quick else 2.0, 3 if quick else 5),
         "mixture": mixture.main,
         "predict": lambda: predict.main(100 if quick else 200),
+        "gunzip": lambda: gunzip.main(0.2 if quick else 1.0, 1 if quick else 2),
+        "counting": lambda: counting.main(*((2, 3, 10) if quick else (3, 6, 20))),
+        "num_proc": num_proc.main,
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from ..errors import InvalidTextError, MissingDependencyError, TokenizerLoadError, first_lone_surrogate
 from ..memo import LRU, text_length
+from .fastcount import exact_counter
 
 _WORD = re.compile(r"\S+")
 
@@ -170,6 +171,8 @@ class HFTokenizer(TokenCounter):
         self._added = tuple(t.content for t in added)
         cuttable = not any(t.lstrip or t.rstrip or "\n" in t.content for t in added)
         self._piece_overhead = _piece_overhead(tokenizer, self.splits_at_newlines) if cuttable else None
+        # Counting goes through fastokens when a probe finds its ids identical (``fastcount``).
+        self._fast = exact_counter(tokenizer)
         self.clear_cache()  # remembered token counts and encodings of pieces
 
     @property
@@ -236,10 +239,17 @@ class HFTokenizer(TokenCounter):
     def count(self, text: str, *, special: bool = True) -> int:
         return self.count_batch([text], special=special)[0]
 
+    @property
+    def counting_backend(self) -> str:
+        """What counts tokens: ``fastokens`` (ids probed identical) or ``tokenizers``."""
+        return "fastokens" if self._fast is not None else "tokenizers"
+
     def count_batch(self, texts: Sequence[str], *, special: bool = True) -> list[int]:
         try:
+            if self._fast is not None:
+                return self._fast.counts(texts, special=special)
             return self._count_pieces(texts, special)
-        except TypeError:
+        except (TypeError, UnicodeEncodeError):
             self._refuse_invalid(texts)
             raise
 

@@ -147,6 +147,7 @@ def export(
     histogram: bool = True,
     repo_id: str | None = None,
     holdout_fraction: float | None = None,
+    num_proc: int | None = None,
 ) -> ExportResult:
     """Build ``configs`` (of one benchmark) and write them into ``output_dir`` in the Hub layout.
 
@@ -154,9 +155,10 @@ def export(
     file's uncompressed size; ``histogram=False`` skips the PNG (no matplotlib needed); ``repo_id``
     names the repo in the card's usage example. ``holdout_fraction`` also writes the two sides of the
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
-    ``validation``.
+    ``validation``. ``num_proc`` builds each config in that many processes (the same rows).
     """
     benchmark, names = _resolve(configs)
+    api.check_num_proc(num_proc)
     os.makedirs(output_dir, exist_ok=True)
     existing = cards.card_benchmark(output_dir)
     if existing not in (None, benchmark):
@@ -175,7 +177,7 @@ def export(
         pretruncation_tokenizer=pretruncation_tokenizer,
     )
     builders = [api.get_builder(f"{benchmark}/{name}", **options) for name in names]
-    api.prepare(builders)
+    api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
     for builder in builders:

@@ -1,0 +1,142 @@
+"""Token counts through fastokens (``fit/fastcount.py``): used only where its ids equal ``tokenizers``',
+checked here against ``tokenizers.Tokenizer.encode`` of the whole text called directly."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+
+from longbench_suite.errors import InvalidTextError
+from longbench_suite.fit import fastcount
+from longbench_suite.fit.tokenizers import HFTokenizer
+from longbench_suite.synthetic import TextMaker
+from tests.test_tokenizer_pieces import TEXTS, _byte_level
+
+fastokens = pytest.importorskip("fastokens")
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def _expected(tok: Tokenizer, texts, special: bool) -> list[int]:
+    return [len(tok.encode(t, add_special_tokens=special).ids) for t in texts]
+
+
+def _documents() -> list[str]:
+    text = TextMaker("fastcount")
+    doc = "\n\n".join(text.paragraph(6, 14) for _ in range(300))
+    return [doc, doc[:5000] + "\n中文：长文本。😀 \t x\n", "", " ", "Question: {input}\nAnswer:"]
+
+
+def _wordpiece(tmp_path) -> Tokenizer:
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    corpus = [TextMaker("wp").paragraph(4) for _ in range(200)]
+    tok.train_from_iterator(
+        corpus,
+        trainers.WordPieceTrainer(
+            vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False
+        ),
+    )
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", cls), ("[SEP]", sep)]
+    )
+    return tok
+
+
+def _unigram(tmp_path) -> Tokenizer:
+    tok = Tokenizer(models.Unigram())
+    tok.normalizer = normalizers.NFKC()
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    corpus = [TextMaker("ug").paragraph(4) for _ in range(200)]
+    tok.train_from_iterator(
+        corpus,
+        trainers.UnigramTrainer(
+            vocab_size=300, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False
+        ),
+    )
+    return tok
+
+
+@pytest.fixture(scope="module")
+def kinds(llama2_tokenizer, tiny_tokenizer, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("kinds")
+    return {
+        "llama2": Tokenizer.from_file(llama2_tokenizer),
+        "byte-level": Tokenizer.from_file(tiny_tokenizer),
+        "byte-level prefix space": _byte_level(tmp, True, "<s> $A </s>"),
+        "wordpiece": _wordpiece(tmp),
+        "unigram": _unigram(tmp),
+    }
+
+
+def test_the_exact_tokenizers_of_the_benchmarks_count_through_fastokens(kinds):
+    for name in ("llama2", "byte-level"):
+        assert HFTokenizer(kinds[name], name).counting_backend == "fastokens", name
+
+
+@pytest.mark.parametrize("kind", ["llama2", "byte-level", "byte-level prefix space", "wordpiece", "unigram"])
+def test_counts_equal_whole_text_encodes_for_every_kind(kinds, kind):
+    tok = kinds[kind]
+    counter = HFTokenizer(tok, kind)
+    texts = _documents()
+    for special in (True, False):
+        assert counter.count_batch(texts, special=special) == _expected(tok, texts, special), (kind, special)
+    # whichever backend the probe chose, the counts are the tokenizer's own
+    assert counter.counting_backend in ("fastokens", "tokenizers")
+
+
+@SETTINGS
+@given(texts=TEXTS.map(lambda t: [t, t + "\n" + t[::-1]]))
+def test_counts_equal_whole_text_encodes_on_adversarial_text(kinds, texts):
+    for name in ("llama2", "byte-level"):
+        tok = kinds[name]
+        counter = _counters(kinds)[name]
+        assert counter.count_batch(texts) == _expected(tok, texts, True), name
+        assert counter.count_batch(texts, special=False) == _expected(tok, texts, False), name
+
+
+_CACHE: dict = {}
+
+
+def _counters(kinds) -> dict:
+    if not _CACHE:
+        _CACHE.update({name: HFTokenizer(kinds[name], name) for name in ("llama2", "byte-level")})
+    return _CACHE
+
+
+def test_a_backend_whose_ids_differ_is_never_used(kinds, monkeypatch):
+    other = kinds["byte-level"].to_str()  # fastokens handed another vocabulary: different ids
+    real = fastokens.Tokenizer.from_json_str
+    monkeypatch.setattr(fastokens.Tokenizer, "from_json_str", staticmethod(lambda _json, **kw: real(other)))
+    counter = HFTokenizer(kinds["llama2"], "llama2")
+    assert counter.counting_backend == "tokenizers"
+    texts = _documents()
+    assert counter.count_batch(texts) == _expected(kinds["llama2"], texts, True)
+
+
+def test_a_backend_that_fails_to_load_is_never_used(kinds, monkeypatch):
+    def broken(*_a, **_k):
+        raise RuntimeError("unsupported pipeline")
+
+    monkeypatch.setattr(fastokens.Tokenizer, "from_json_str", staticmethod(broken))
+    assert HFTokenizer(kinds["llama2"], "llama2").counting_backend == "tokenizers"
+
+
+def test_the_environment_turns_it_off(kinds, monkeypatch):
+    monkeypatch.setenv(fastcount.ENV, "0")
+    assert HFTokenizer(kinds["llama2"], "llama2").counting_backend == "tokenizers"
+
+
+def test_probe_texts_cover_every_added_token(kinds):
+    added = [t.content for t in kinds["llama2"].get_added_tokens_decoder().values()]
+    texts = fastcount.probe_texts(added)
+    assert added and all(any(a in t and t != a for t in texts) for a in added)
+    assert max(map(len, texts)) > 20_000  # a long text: BPE over one long word
+
+
+def test_lone_surrogates_are_still_refused(kinds):
+    counter = _counters(kinds)["llama2"]
+    with pytest.raises(InvalidTextError, match="lone surrogate"):
+        counter.count_batch(["fine", "bad \ud800 text"])
