@@ -7,6 +7,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from ._version import __version__
+
 
 def _source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -62,6 +64,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Long-context benchmarks (HELMET-derived, LongBench, LV-Eval, Ada-LEval) "
         "as Hugging Face datasets.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     p = commands.add_parser("list", help="list configs, one qualified name per line")

@@ -217,3 +217,23 @@ def test_demo_runs_offline_on_a_fresh_cache(tmp_path):
         / "main"
         / "data.tar.gz"
     )
+
+
+def test_version_flag_prints_the_package_version(capsys):
+    from longbench_suite._version import __version__
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"longbench-suite {__version__}"
+
+
+def test_the_library_imports_without_transformers():
+    code = (
+        "import sys; sys.modules['transformers'] = None\n"
+        "import longbench_suite, longbench_suite.cli, longbench_suite.api, longbench_suite.metrics\n"
+        "from longbench_suite.fit.tokenizers import load_tokenizer; load_tokenizer('words')\n"
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "ok", done.stderr
