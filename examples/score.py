@@ -69,8 +69,14 @@ def main(argv=None) -> str:
         for index, prediction in enumerate(predictions):
             f.write(json.dumps({"index": index, "prediction": prediction}, ensure_ascii=False) + "\n")
     print(f"wrote {len(predictions)} predictions to {args.predictions}")
-    if not args.no_score:
+    if args.limit is not None and not args.no_score:
+        print("not scored: --limit gives a partial split, and a score needs every row")
+    elif not args.no_score:
         command = [part.format(config=args.config, predictions=args.predictions) for part in SCORE_COMMAND]
+        # the scorer rebuilds the split: from the same sources, under the same tokenizer
+        for option, value in options.items():
+            if value is not None:
+                command += [f"--{option.replace('_', '-')}", str(value)]
         subprocess.run(command, check=True)
     return args.predictions
 

@@ -39,13 +39,15 @@ def test_push_dry_run_writes_the_repo_folder(cache, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_score_writes_indexed_predictions(cache, tmp_path):
+def test_score_writes_indexed_predictions_and_scores_them_offline(cache, tmp_path, capfd):
     predictions = tmp_path / "preds.jsonl"
-    argv = ["nq_8k", "--demo", "--baseline", "first-word", "--predictions", str(predictions), "--no-score"]
-    _main("score.py")([*argv, "--cache-dir", cache])
+    argv = ["nq_8k", "--demo", "--baseline", "first-word", "--predictions", str(predictions)]
+    _main("score.py")([*argv, "--cache-dir", cache])  # the scorer subprocess must succeed offline
     lines = [json.loads(line) for line in predictions.read_text().splitlines()]
     assert [line["index"] for line in lines] == list(range(600))
     assert {line["prediction"] for line in lines} == {"who"}
+    out = capfd.readouterr().out
+    assert "nq_8k" in out and "substring_exact_match" in out
 
 
 @pytest.mark.slow
