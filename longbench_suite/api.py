@@ -35,6 +35,7 @@ def get_builder(
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
+    generate: dict | None = None,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
 
@@ -54,6 +55,7 @@ def get_builder(
         data_dir=os.path.abspath(data_dir) if data_dir else None,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        generate=dict(generate) if generate else None,
     )
 
 
@@ -134,6 +136,7 @@ def load_dataset(
     holdout: str | None = None,
     holdout_fraction: float = DEFAULT_FRACTION,
     over_length: str = "truncate",
+    generate: dict | None = None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -148,6 +151,8 @@ def load_dataset(
       :mod:`longbench_suite.training.holdout`);
     - ``over_length="skip"`` leaves out the rows whose prompt had to be cut to fit the budget
       (``input_truncated``), instead of keeping them cut;
+    - ``generate={"seed": 7, "rows": 1000, ...}`` sets the options of a generator config (HELMET's
+      ``gen_*`` tasks, ``docs/generate.md``);
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
       (:mod:`longbench_suite.training`; ``chat`` forces a mode).
     """
@@ -167,6 +172,7 @@ def load_dataset(
             cache_dir=cache_dir,
             max_input_tokens=max_input_tokens,
             pretruncation_tokenizer=pretruncation_tokenizer,
+            generate=generate,
             **views,
             **kwargs,
         )
@@ -209,6 +215,7 @@ def load_dataset(
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        generate=generate,
     )
     check_splits(builder, split)
     loaded = streamed(builder, split) if streaming else prepared(builder, split)

@@ -28,12 +28,13 @@ class PromptCounter:
         self._lines: dict[str, int] = {}
 
     def count(self, head: str, lines: Sequence[str], tail: str) -> int:
-        # the fast rule needs the context between two line breaks (both templates have it)
-        if self._overhead is None or not lines or not head.endswith("\n") or not tail.startswith("\n"):
+        # the fast rule needs the context at the start or after a line break, and a line break after it
+        fast = self._overhead is not None and lines and tail.startswith("\n")
+        if not fast or (head and not head.endswith("\n")):
             return self.counter.count(head + "\n".join(lines) + tail)
-        pieces = ["\n" + line for line in lines[1:]]
-        counts = self._counts([head[:-1], "\n" + lines[0], *pieces, tail])
-        return self.specials + counts[0] + sum(counts[1:]) - self._overhead * (len(counts) - 1)
+        texts = [head[:-1], "\n" + lines[0]] if head else [lines[0]]
+        counts = self._counts([*texts, *("\n" + line for line in lines[1:]), tail])
+        return self.specials + sum(counts) - self._overhead * (len(counts) - 1)
 
     def _counts(self, texts: list[str]) -> list[int]:
         known = self._lines

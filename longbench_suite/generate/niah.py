@@ -21,7 +21,7 @@ NOISE = "The grass is green. The sky is blue. The sun is yellow. Here we go. The
 HAYSTACKS = ("noise", "needle", "essay")
 KINDS = ("words", "numbers", "uuids")
 #: where essay needles may go, in percent of the essay's sentences (40 points from 0 to 100, rounded)
-DEPTHS = tuple(int(round(100 * i / 39)) for i in range(40))
+DEPTHS = tuple(round(100 * i / 39) for i in range(40))
 
 
 @dataclass(frozen=True)
