@@ -24,6 +24,10 @@ class SourceError(SuiteError, OSError):
     """A source file that is missing, unreadable, corrupt or fails its checksum."""
 
 
+class OptionError(SuiteError, ValueError):
+    """An option a config does not take, or a value it cannot have (e.g. ``generate={"rows": 0}``)."""
+
+
 class DataFormatError(SuiteError, ValueError):
     """A source record that does not have the upstream layout (names the file and line)."""
 

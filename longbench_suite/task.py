@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import datasets
 
+from .errors import OptionError
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .instance import Instance, Plan
@@ -106,7 +107,7 @@ class Task(ABC):
     def check_generate(self, options: Mapping[str, Any] | None) -> None:
         """Refuse generator options (the ``generate`` argument) a task does not take."""
         if options:
-            raise ValueError(f"{self.name} reads its rows from upstream files; it takes no generate options")
+            raise OptionError(f"{self.name} reads its rows from upstream files; it takes no generate options")
 
     def __deepcopy__(self, memo) -> Task:
         # Declarations are immutable; datasets deep-copies configs that carry user options.

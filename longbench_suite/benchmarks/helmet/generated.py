@@ -26,12 +26,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from longbench_suite.errors import DataFormatError, SourceError
+from longbench_suite.errors import DataFormatError, OptionError, SourceError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
 from longbench_suite.generate.kv import kv_row
-from longbench_suite.generate.niah import VARIANTS, Essay, Excluded, NiahSettings, Sample
+from longbench_suite.generate.niah import HAYSTACKS, VARIANTS, Essay, Excluded, NiahSettings, Sample
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition import sampling
@@ -81,13 +81,17 @@ class Options:
             )
         options = cls(**given)
         if not isinstance(options.seed, int):
-            raise ValueError(f"{where}: generate seed must be an integer, got {options.seed!r}")
+            raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
         if options.rows is not None and (not isinstance(options.rows, int) or options.rows <= 0):
             raise ValueError(
                 f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
             )
+        if options.haystack is not None and options.haystack not in HAYSTACKS:
+            raise OptionError(
+                f"{where}: generate haystack must be one of {HAYSTACKS}, got {options.haystack!r}"
+            )
         if options.recipe not in RECIPES:
-            raise ValueError(f"{where}: generate recipe must be one of {RECIPES}, got {options.recipe!r}")
+            raise OptionError(f"{where}: generate recipe must be one of {RECIPES}, got {options.recipe!r}")
         return options
 
 
@@ -192,6 +196,14 @@ class NiahTask(GeneratedTask):
         settings = VARIANTS[self.variant]
         return replace(settings, haystack=options.haystack) if options.haystack else settings
 
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        parsed = Options.of(options, self.name)
+        if self.settings(parsed).haystack == "essay" and not parsed.essay:
+            raise OptionError(
+                f"{self.name}: the essay haystack needs a file: generate={{'essay': PATH}} (RULER's "
+                "PaulGrahamEssays.json or plain text), or another haystack: generate={'haystack': 'noise'}"
+            )
+
     def eval_strings(self, instance: Instance) -> set[str]:
         strings = {instance.fields["query"], *instance.answers}
         for key, value in re.findall(
@@ -215,11 +227,6 @@ class NiahTask(GeneratedTask):
         settings = self.settings(options)
         essay = None
         if settings.haystack == "essay":
-            if not options.essay:
-                raise ValueError(
-                    f"{env.config_name}: the essay haystack needs a file: generate={{'essay': PATH}} "
-                    "(RULER's PaulGrahamEssays.json or plain text), or generate={'haystack': 'noise'}"
-                )
             from .metrics_alce import sent_tokenize
 
             essay = Essay(read_essay(options.essay), sent_tokenize)
@@ -304,9 +311,12 @@ class JsonKvGenTask(GeneratedTask):
         )
         return {instance.fields["question"], *instance.answers, *uuids}
 
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        parsed = Options.of(options, self.name)
+        if parsed.recipe != "helmet" or parsed.haystack or parsed.essay:
+            raise OptionError(f"{self.name}: JSON KV takes only the seed and rows options")
+
     def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
-        if options.recipe != "helmet" or options.haystack or options.essay:
-            raise ValueError(f"{env.config_name}: JSON KV takes only the seed and rows options")
         return PromptCounter(env.tokenizer), self.excluded(files, env)
 
     def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
