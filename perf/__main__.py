@@ -24,6 +24,7 @@ def main() -> None:
     from perf import (
         archive,
         end_to_end,
+        generate,
         helmet_longdoc,
         json_array,
         mixture,
@@ -44,6 +45,7 @@ def main() -> None:
         "streaming": lambda: streaming.main(*((0.3, 150, (4, 16)) if quick else (2.0, 993, (8, 60)))),
         "archive": lambda: archive.main(0.3 if quick else 2.0, 3 if quick else 5),
         "mixture": mixture.main,
+        "generate": lambda: generate.main(3 if quick else 5),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:
