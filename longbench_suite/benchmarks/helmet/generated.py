@@ -121,6 +121,8 @@ class GeneratedTask(HelmetTask):
 
     #: the HELMET task whose ``eval`` rows generated rows avoid
     matches: str = ""
+    #: no listed lengths: a generator config exists at whatever length is asked for
+    lengths: tuple[str, ...] = ()
     fit: FitsByConstruction = field(default_factory=FitsByConstruction)
     missing_split_reasons: ClassVar[Mapping[str, str]] = {
         "eval": "generated configs have only 'dev' (training rows); evaluate on HELMET's matching task"
@@ -145,6 +147,9 @@ class GeneratedTask(HelmetTask):
     def sources(self, length: str) -> dict:
         # the matching task's file at every HELMET length, for the eval rows to avoid
         return {f"eval_{n}": self.matching().sources(n)["test"] for n in LENGTHS}
+
+    def card_columns(self) -> dict[str, str]:
+        return {"HELMET name": f"generated; avoids `{self.matches}` eval rows"}
 
     def facts(self, length: str) -> dict:
         return {"generator": self.name, "avoids eval rows of": f"helmet/{self.matches}"}

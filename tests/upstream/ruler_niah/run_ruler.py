@@ -11,7 +11,6 @@ model template), and writes RULER's rows to ``OUT_DIR/<case>.jsonl.gz``.
 """
 
 import gzip
-import json
 import subprocess
 import sys
 import tempfile
