@@ -42,5 +42,7 @@ class PromptCounter:
         if missing:
             if len(known) + len(missing) > MAX_LINES:
                 known.clear()
-            known.update(zip(missing, self.counter.count_batch(missing, special=False), strict=True))
+            # lines are short: the tokenizer itself, without the piece cutting and caching long texts get
+            encodings = self.counter.backend.encode_batch_fast(missing, add_special_tokens=False)
+            known.update(zip(missing, (len(e) for e in encodings), strict=True))
         return [known[t] for t in texts]
