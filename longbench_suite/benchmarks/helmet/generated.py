@@ -31,7 +31,7 @@ from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, Gene
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
 from longbench_suite.generate.kv import kv_row
-from longbench_suite.generate.niah import HAYSTACKS, VARIANTS, Essay, Excluded, NiahSettings, Sample
+from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition import sampling
@@ -247,6 +247,10 @@ class NiahTask(GeneratedTask):
             head, tail = template.render_completion(fields).split(MARK)
             return Prompt(head, sample.lines, tail)
 
+        excluded = self.excluded(files, env)
+        # RULER's stream must make RULER's draws: its rows that ask for an eval key or value are skipped
+        # instead (docs/generate.md §5); the helmet recipe never draws one at all
+        ruler = options.recipe == "ruler"
         sizer = Sizer(
             settings,
             prompt,
@@ -255,11 +259,11 @@ class NiahTask(GeneratedTask):
             self.max_length(length),
             options.seed,
             essay,
-            self.excluded(files, env),
+            NOTHING if ruler else excluded,
             where=env.config_name,
         )
-        if options.recipe == "ruler":
-            return sizer, None
+        if ruler:
+            return sizer, excluded
         search_rng = sampling.python_rng(
             sampling.derived_seed("generate-search", self.name, length, options.seed)
         )
@@ -268,12 +272,18 @@ class NiahTask(GeneratedTask):
     def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
         sizer, size = shared
         template = self.render(sizer.settings, options.recipe)
-        if options.recipe == "ruler":
-            stream = sampling.python_rng(options.seed)
-            size = sizer.search(stream)
+        if options.recipe != "ruler":
+            for index in indices:
+                drawn = sizer.row(self.row_rng(options, length, index), size)
+                yield self.instance(drawn, length, index, options, template, sizer.settings)
+            return
+        excluded, stream = size, sampling.python_rng(options.seed)
+        size = sizer.search(stream)
         for index in indices:
-            rng = stream if options.recipe == "ruler" else self.row_rng(options, length, index)
-            drawn = sizer.row(rng, size)
+            while True:
+                drawn = sizer.row(stream, size)
+                if excluded.strings.isdisjoint((*drawn.sample.queries, *drawn.sample.answers)):
+                    break
             yield self.instance(drawn, length, index, options, template, sizer.settings)
 
     def instance(
