@@ -36,6 +36,7 @@ def get_builder(
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
+    generate: dict | None = None,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
 
@@ -54,6 +55,7 @@ def get_builder(
         data_dir=os.path.abspath(data_dir) if data_dir else None,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        generate=dict(generate) if generate else None,
     )
 
 
@@ -143,6 +145,7 @@ def load_dataset(
     holdout_fraction: float = DEFAULT_FRACTION,
     over_length: str = "truncate",
     num_proc: int | None = None,
+    generate: dict | None = None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -160,6 +163,8 @@ def load_dataset(
     - ``num_proc=N`` builds a prepared (not streamed) config in N processes, each writing a contiguous
       part of every split's rows (``datasets``' own multiprocessing over the builder's shards); the rows
       are the same as with one process;
+    - ``generate={"seed": 7, "rows": 1000, ...}`` sets the options of a generator config (HELMET's
+      ``gen_*`` tasks, ``docs/generate.md``);
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
       (:mod:`longbench_suite.training`; ``chat`` forces a mode).
     """
@@ -180,6 +185,7 @@ def load_dataset(
             max_input_tokens=max_input_tokens,
             pretruncation_tokenizer=pretruncation_tokenizer,
             num_proc=num_proc,
+            generate=generate,
             **views,
             **kwargs,
         )
@@ -224,6 +230,7 @@ def load_dataset(
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        generate=generate,
     )
     check_splits(builder, split)
     check_num_proc(num_proc)

@@ -50,6 +50,7 @@ class SuiteConfig(datasets.BuilderConfig):
         length: str | None = None,
         mirror: str | None = None,
         max_input_tokens: int | None = None,
+        generate: dict | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
@@ -58,6 +59,7 @@ class SuiteConfig(datasets.BuilderConfig):
         self.length = length
         self.mirror = mirror
         self.max_input_tokens = max_input_tokens
+        self.generate = generate
 
     def create_config_id(self, config_kwargs: dict, custom_features=None) -> str:
         # The tokenizer's identity goes into the builder hash; what else changes the rows (or where
@@ -65,9 +67,11 @@ class SuiteConfig(datasets.BuilderConfig):
         # the cache path.
         options = {
             k: config_kwargs.get(k)
-            for k in ("data_dir", "mirror", "max_input_tokens")
+            for k in ("data_dir", "mirror", "max_input_tokens", "generate")
             if config_kwargs.get(k) is not None
         }
+        if "generate" in options:
+            options["generate"] = sorted(options["generate"].items())
         if "data_dir" in options:
             options["data_dir"] = os.path.normpath(os.path.abspath(options["data_dir"]))
         if not options:
@@ -123,6 +127,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         tokenizer_spec = kwargs.pop("tokenizer", None)
         pretruncation_spec = kwargs.pop("pretruncation_tokenizer", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
+        if task is not None:
+            task.check_generate(kwargs.get("generate"))
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
         needed = task is None or tokenizer_spec is not None
         needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
@@ -141,6 +147,14 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         super().__init__(*args, **kwargs)
 
     # -- datasets hooks -----------------------------------------------------------------------
+
+    def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
+        # A generator task's config at a length it accepts but does not list is made on the fly.
+        if isinstance(config_name, str) and config_name not in self.builder_configs:
+            task, length = self.BENCHMARK.lookup(config_name)
+            config_kwargs.update(name=config_name, task=task, length=length, description=task.description)
+            config_name = None
+        return super()._create_builder_config(config_name, custom_features, config_id, **config_kwargs)
 
     def _info(self) -> datasets.DatasetInfo:
         bench = self.BENCHMARK
@@ -296,6 +310,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             max_input_tokens=self.config.max_input_tokens,
             pretruncation_tokenizer=self._pretruncation,
             cache_root=self.source_cache_root(),
+            generate=self.config.generate,
         )
 
     def split_plan(self, split: str, dl_manager) -> Plan:

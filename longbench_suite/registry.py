@@ -75,11 +75,11 @@ def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
     if benchmark_name:
         if benchmark_name == SUITE:
             return resolve(name)
-        configs = benchmark(benchmark_name).config_names
-        if name not in configs:
+        if not benchmark(benchmark_name).has_config(name):
+            configs = benchmark(benchmark_name).config_names
             raise UnknownNameError(_unknown(f"config of {benchmark_name}", name, configs))
         return benchmark_name, name
-    owners = [b for b in benchmark_names() if name in benchmark(b).config_names]
+    owners = [b for b in benchmark_names() if benchmark(b).has_config(name)]
     if len(owners) == 1:
         return owners[0], name
     if len(owners) > 1:

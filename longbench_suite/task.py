@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import datasets
 
+from .errors import OptionError
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .generation import GREEDY, Generation
@@ -44,6 +45,8 @@ class BuildEnv:
     pretruncation_tokenizer: TokenCounter | None = None
     #: a directory for results derived from the sources (see :mod:`longbench_suite.memo`); ``None``: none
     cache_root: str | None = None
+    #: the user's generator options (seed, rows, ...) for tasks that generate their rows
+    generate: Mapping[str, Any] | None = None
 
 
 class Task(ABC):
@@ -102,6 +105,16 @@ class Task(ABC):
 
     def config_name(self, length: str) -> str:
         return f"{self.name}_{length}"
+
+    def accepts_length(self, length: str) -> bool:
+        """Whether ``length`` names a config besides the declared :attr:`lengths` (a generator task
+        builds any length: ``6k``, ``48k``, ``1m``)."""
+        return False
+
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        """Refuse generator options (the ``generate`` argument) a task does not take."""
+        if options:
+            raise OptionError(f"{self.name} reads its rows from upstream files; it takes no generate options")
 
     def __deepcopy__(self, memo) -> Task:
         # Declarations are immutable; datasets deep-copies configs that carry user options.
@@ -291,7 +304,22 @@ class Benchmark:
         return list(self._by_config)
 
     def lookup(self, config_name: str) -> tuple[Task, str]:
-        return self._by_config[config_name]
+        found = self._by_config.get(config_name)
+        if found is not None:
+            return found
+        for task in self.tasks:
+            prefix = task.name + "_"
+            if config_name.startswith(prefix) and task.accepts_length(config_name[len(prefix) :]):
+                return task, config_name[len(prefix) :]
+        raise KeyError(config_name)
+
+    def has_config(self, config_name: str) -> bool:
+        """A declared config, or a task's config at any length it accepts."""
+        try:
+            self.lookup(config_name)
+        except KeyError:
+            return False
+        return True
 
     def task(self, name: str) -> Task:
         for task in self.tasks:

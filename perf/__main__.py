@@ -25,6 +25,7 @@ def main() -> None:
         archive,
         counting,
         end_to_end,
+        generate,
         gunzip,
         helmet_longdoc,
         json_array,
@@ -52,6 +53,7 @@ def main() -> None:
         "gunzip": lambda: gunzip.main(0.2 if quick else 1.0, 1 if quick else 2),
         "counting": lambda: counting.main(*((2, 3, 10) if quick else (3, 6, 20))),
         "num_proc": num_proc.main,
+        "generate": lambda: generate.main(3 if quick else 5),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:

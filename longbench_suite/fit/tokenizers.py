@@ -179,6 +179,13 @@ class HFTokenizer(TokenCounter):
     def backend(self):
         return self._tok
 
+    @property
+    def newline_overhead(self) -> int | None:
+        """``n`` such that ``count(a + "\\n" + b) == count(a) + count("\\n" + b) - n`` for every ``a`` and
+        ``b`` (without special tokens), or ``None`` when no such rule holds: a line break then never
+        joins two tokens, and a text starting with one gets ``n`` extra start-of-text tokens."""
+        return self._piece_overhead if self.splits_at_newlines else None
+
     def pieces(self, text: str) -> list[int]:
         """Start offsets of the pieces ``text`` is tokenized in (``[0]``: in one piece)."""
         if self._piece_overhead is None or not self.piece_chars:

@@ -144,7 +144,7 @@ def tasks_section(benchmark: str) -> str:
     header = ["task", "category", "metric", "max new tokens", "chat template", "lengths", "split sizes", *own]
     rows = []
     for task in tasks:
-        sizes = task.expected_sizes(task.lengths[0])
+        sizes = task.expected_sizes(task.lengths[0]) if task.lengths else {}
         columns = task.card_columns()
         rows.append(
             [
@@ -153,7 +153,7 @@ def tasks_section(benchmark: str) -> str:
                 f"`{task.metric}`",
                 task.max_new_tokens,
                 "yes" if task.use_chat_template else "no",
-                " ".join(task.lengths),
+                " ".join(task.lengths) or "any (generated)",
                 ", ".join(f"{split} {n}" for split, n in sizes.items()) or "from the data",
                 *(columns.get(name, "") for name in own),
             ]

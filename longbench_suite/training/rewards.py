@@ -81,7 +81,7 @@ def _task(name: str):
         (bench, task)
         for bench in benchmarks
         for task in bench.tasks
-        if bare == task.name or any(bare == task.config_name(length) for length in task.lengths)
+        if bare == task.name or (bench.has_config(bare) and bench.lookup(bare)[0] is task)
     ]
     if len(found) > 1:
         names = ", ".join(f"{bench.name}/{bare}" for bench, _ in found)

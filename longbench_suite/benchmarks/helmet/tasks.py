@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import alce, icl, infbench, msmarco, multi_lexsum, narrativeqa, rag, recall
+from . import alce, generated, icl, infbench, msmarco, multi_lexsum, narrativeqa, rag, recall
 
 #: Family modules in the order their configs are listed (HELMET's categories: RAG, citation,
-#: re-ranking, ICL, long-document QA, summarization, synthetic recall).
-FAMILIES = (rag, alce, msmarco, icl, narrativeqa, infbench, multi_lexsum, recall)
+#: re-ranking, ICL, long-document QA, summarization, synthetic recall), then the recall generators.
+FAMILIES = (rag, alce, msmarco, icl, narrativeqa, infbench, multi_lexsum, recall, generated)
 
 TASKS = tuple(task for family in FAMILIES for task in family.TASKS)

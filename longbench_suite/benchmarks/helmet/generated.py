@@ -1,0 +1,414 @@
+"""Fresh synthetic-recall rows at any length and tokenizer: RULER's NIAH variants and JSON KV
+(``docs/generate.md``).
+
+A ``gen_<variant>_<length>`` config has one split, ``dev``, of ``rows`` generated rows (its ``eval`` is
+HELMET's task of the same kind). ``length`` is any token count (``6k``, ``48k``, ``200k``, ``1m``;
+K = 1024). Options, through ``generate={...}``:
+
+- ``seed`` (42), ``rows`` (500; ``None``: unbounded, for streaming);
+- ``recipe``: ``"helmet"`` (HELMET's template and generation length, budget ``max_length −
+  max_new_tokens``, one generator per row so rows shard) or ``"ruler"`` (RULER's own template, 128
+  generated tokens and one random stream: RULER's rows, byte for byte);
+- ``haystack``: ``noise``, ``needle`` or ``essay`` instead of the variant's own;
+- ``essay``: a file for the essay haystack (RULER's ``PaulGrahamEssays.json``, or plain text).
+
+No generated row shares a key or value with any needle or pair of the ``eval`` rows of HELMET's
+matching task at any of its lengths: they are read from HELMET's files and never drawn.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+from longbench_suite.errors import DataFormatError, OptionError, SourceError
+from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
+from longbench_suite.generate.count import PromptCounter
+from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
+from longbench_suite.generate.kv import kv_row
+from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
+from longbench_suite.generate.search import Prompt, Sizer
+from longbench_suite.instance import Instance, Plan
+from longbench_suite.partition import sampling
+from longbench_suite.render import PromptTemplate
+from longbench_suite.task import BuildEnv
+
+from .common import HelmetTask, digest_id
+from .lengths import LENGTHS
+from .recall import JSON_KV_DEMO, JSON_KV_TEMPLATE, RULER_MK_TEMPLATE, RULER_MV_TEMPLATE
+from .recall import TASKS as RECALL
+
+_LENGTH = re.compile(r"(\d+)([km]?)")
+_UNITS = {"": 1, "k": 1024, "m": 1024 * 1024}
+#: RULER's niah task template and answer prefix (``scripts/data/synthetic/constants.py``)
+RULER_USER = (
+    "Some special magic {type_needle_v} are hidden within the following text. Make sure to memorize it. "
+    "I will quiz you about the {type_needle_v} afterwards.\n{context}\nWhat are all the special magic "
+    "{type_needle_v} for {query} mentioned in the provided text?"
+)
+RULER_PREFIX = " The special magic {type_needle_v} for {query} mentioned in the provided text are"
+RULER_TOKENS_TO_GENERATE = 128
+MARK = "\x00context\x00"
+RECIPES = ("helmet", "ruler")
+
+
+def parse_length(length: str) -> int | None:
+    """Tokens of a length name: ``6000``, ``48k`` (49152), ``1m`` (1048576); ``None`` if not one."""
+    match = _LENGTH.fullmatch(length)
+    return int(match.group(1)) * _UNITS[match.group(2)] if match else None
+
+
+@dataclass(frozen=True)
+class Options:
+    seed: int = 42
+    rows: int | None = 500
+    recipe: str = "helmet"
+    haystack: str | None = None
+    essay: str | None = None
+
+    @classmethod
+    def of(cls, given: Mapping[str, Any] | None, where: str) -> Options:
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise ValueError(
+                f"{where}: unknown generate option(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}"
+            )
+        options = cls(**given)
+        if not isinstance(options.seed, int):
+            raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
+        if options.rows is not None and (not isinstance(options.rows, int) or options.rows <= 0):
+            raise ValueError(
+                f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
+            )
+        if options.haystack is not None and options.haystack not in HAYSTACKS:
+            raise OptionError(
+                f"{where}: generate haystack must be one of {HAYSTACKS}, got {options.haystack!r}"
+            )
+        if options.recipe not in RECIPES:
+            raise OptionError(f"{where}: generate recipe must be one of {RECIPES}, got {options.recipe!r}")
+        return options
+
+
+def read_essay(path: str) -> str:
+    """The essay text: RULER's ``{"text": ...}`` JSON, or a plain-text file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise SourceError(f"essay haystack {path}: {exc.strerror}") from None
+    if path.endswith(".json"):
+        try:
+            text = json.loads(raw)["text"]
+        except (ValueError, KeyError, TypeError):
+            raise DataFormatError(
+                f"essay haystack {path}: expected a JSON object with a string 'text'"
+            ) from None
+        if not isinstance(text, str):
+            raise DataFormatError(f"essay haystack {path}: 'text' must be a string")
+        return text
+    return raw
+
+
+@dataclass(frozen=True, eq=False)
+class GeneratedTask(HelmetTask):
+    """A generator: any length, one ``dev`` split of generated rows."""
+
+    #: the HELMET task whose ``eval`` rows generated rows avoid
+    matches: str = ""
+    #: no listed lengths: a generator config exists at whatever length is asked for
+    lengths: tuple[str, ...] = ()
+    fit: FitsByConstruction = field(default_factory=FitsByConstruction)
+    missing_split_reasons: ClassVar[Mapping[str, str]] = {
+        "eval": "generated configs have only 'dev' (training rows); evaluate on HELMET's matching task"
+    }
+
+    def accepts_length(self, length: str) -> bool:
+        tokens = parse_length(length)
+        return tokens is not None and tokens > self.max_new_tokens
+
+    def window(self, length: str) -> int:
+        return parse_length(length)
+
+    def max_length(self, length: str) -> int:
+        return parse_length(length)
+
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        Options.of(options, self.name)
+
+    def matching(self) -> HelmetTask:
+        return next(t for t in RECALL if t.name == self.matches)
+
+    def sources(self, length: str) -> dict:
+        # the matching task's file at every HELMET length, for the eval rows to avoid
+        return {f"eval_{n}": self.matching().sources(n)["test"] for n in LENGTHS}
+
+    def card_columns(self) -> dict[str, str]:
+        return {"HELMET name": f"generated; avoids `{self.matches}` eval rows"}
+
+    def facts(self, length: str) -> dict:
+        return {"generator": self.name, "avoids eval rows of": f"helmet/{self.matches}"}
+
+    def excluded(self, files, env: BuildEnv) -> Excluded:
+        """Every key and value in the ``eval`` rows of the matching task, at every HELMET length."""
+        task, strings = self.matching(), set()
+        for length in LENGTHS:
+            sub = {"test": files[f"eval_{length}"]}
+            plan = task.plan("eval", length, sub, env)
+            for instance in task.instances("eval", length, sub, plan, plan.items, env):
+                strings.update(self.eval_strings(instance))
+        return Excluded(strings)
+
+    def eval_strings(self, instance: Instance) -> set[str]:
+        raise NotImplementedError
+
+    def plan(self, split: str, length: str, files, env: BuildEnv) -> Plan:
+        options = Options.of(env.generate, env.config_name)
+        rows = options.rows
+        if options.recipe == "ruler" or rows is None:
+            return Plan(None, shared=self.state(length, files, env, options))
+        return Plan(range(rows), shared=self.state(length, files, env, options))
+
+    def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
+        raise NotImplementedError
+
+    def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
+        options = Options.of(env.generate, env.config_name)
+        indices = (
+            items
+            if items is not None
+            else (range(options.rows) if options.rows is not None else itertools.count())
+        )
+        yield from self.generated(length, plan.shared, indices, options, env)
+
+    def limit(self, length: str, env: BuildEnv) -> int:
+        return self.budget_rule(length, env.max_input_tokens).tokens
+
+    def row_rng(self, options: Options, length: str, index: int) -> random.Random:
+        return sampling.python_rng(sampling.derived_seed("generate", self.name, length, options.seed, index))
+
+
+@dataclass(frozen=True, eq=False)
+class NiahTask(GeneratedTask):
+    variant: str = ""
+
+    def settings(self, options: Options) -> NiahSettings:
+        settings = VARIANTS[self.variant]
+        return replace(settings, haystack=options.haystack) if options.haystack else settings
+
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        parsed = Options.of(options, self.name)
+        if self.settings(parsed).haystack == "essay" and not parsed.essay:
+            raise OptionError(
+                f"{self.name}: the essay haystack needs a file: generate={{'essay': PATH}} (RULER's "
+                "PaulGrahamEssays.json or plain text), or another haystack: generate={'haystack': 'noise'}"
+            )
+
+    def eval_strings(self, instance: Instance) -> set[str]:
+        strings = {instance.fields["query"], *instance.answers}
+        for key, value in re.findall(
+            r"special magic \w+ for (.+?) is: (.+?)\.(?:\n|$| )", instance.fields["context"]
+        ):
+            strings.update((key, value))
+        return strings
+
+    def render(self, settings: NiahSettings, recipe: str) -> tuple[PromptTemplate, Any]:
+        if recipe == "ruler":
+            user, prefix = RULER_USER, RULER_PREFIX
+            if settings.single:
+                for old, new in (("Some", "A"), ("are all", "is"), ("are", "is"), ("answers", "answer")):
+                    user, prefix = user.replace(old, new), prefix.replace(old, new)
+            template = PromptTemplate(user, prefix)
+        else:
+            template = RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE
+        return template
+
+    def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
+        settings = self.settings(options)
+        essay = None
+        if settings.haystack == "essay":
+            from .metrics_alce import sent_tokenize
+
+            essay = Essay(read_essay(options.essay), sent_tokenize)
+        template = self.render(settings, options.recipe)
+        counter = PromptCounter(env.tokenizer)
+        if options.recipe == "ruler":
+            limit = self.max_length(length) - RULER_TOKENS_TO_GENERATE + counter.specials
+        else:
+            limit = self.limit(length, env)
+
+        def prompt(sample: Sample) -> Prompt:
+            fields = {"type_needle_v": settings.type_needle_v, "query": sample.query, "context": MARK}
+            head, tail = template.render_completion(fields).split(MARK)
+            return Prompt(head, sample.lines, tail)
+
+        excluded = self.excluded(files, env)
+        # RULER's stream must make RULER's draws: its rows that ask for an eval key or value are skipped
+        # instead (docs/generate.md §5); the helmet recipe never draws one at all
+        ruler = options.recipe == "ruler"
+        sizer = Sizer(
+            settings,
+            prompt,
+            counter,
+            limit,
+            self.max_length(length),
+            options.seed,
+            essay,
+            NOTHING if ruler else excluded,
+            where=env.config_name,
+        )
+        if ruler:
+            return sizer, excluded
+        search_rng = sampling.python_rng(
+            sampling.derived_seed("generate-search", self.name, length, options.seed)
+        )
+        return sizer, sizer.search(search_rng)
+
+    def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
+        sizer, size = shared
+        template = self.render(sizer.settings, options.recipe)
+        if options.recipe != "ruler":
+            for index in indices:
+                drawn = sizer.row(self.row_rng(options, length, index), size)
+                yield self.instance(drawn, length, index, options, template, sizer.settings)
+            return
+        excluded, stream = size, sampling.python_rng(options.seed)
+        size = sizer.search(stream)
+        for index in indices:
+            while True:
+                drawn = sizer.row(stream, size)
+                if excluded.strings.isdisjoint((*drawn.sample.queries, *drawn.sample.answers)):
+                    break
+            yield self.instance(drawn, length, index, options, template, sizer.settings)
+
+    def instance(
+        self, drawn, length: str, index: int, options: Options, template: PromptTemplate, settings
+    ) -> Instance:
+        sample = drawn.sample
+        fields = {"type_needle_v": settings.type_needle_v, "query": sample.query}
+        suffix = template.render_suffix(fields)
+        text = drawn.prompt.text
+        answers = list(sample.answers)
+        metadata = {
+            "generator": self.variant,
+            "recipe": options.recipe,
+            "seed": options.seed,
+            "row": index,
+            "haystack": settings.haystack,
+            "haystack_units": len(sample.lines) - len(sample.keys) * settings.values
+            if settings.haystack != "essay"
+            else None,
+            "keys": list(sample.keys),
+        }
+        return Instance(
+            query_id=digest_id(self.name, sample.query, *answers),
+            fields={
+                **fields,
+                "context": sample.context,
+                PROMPT_FIELD: GeneratedPrompt(text, suffix, drawn.tokens),
+            },
+            output=", ".join(answers),
+            answers=answers,
+            columns=self.columns(length, question=sample.query, metadata=metadata),
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class JsonKvGenTask(GeneratedTask):
+    def eval_strings(self, instance: Instance) -> set[str]:
+        uuids = re.findall(
+            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", instance.fields["context"]
+        )
+        return {instance.fields["question"], *instance.answers, *uuids}
+
+    def check_generate(self, options: Mapping[str, Any] | None) -> None:
+        parsed = Options.of(options, self.name)
+        if parsed.recipe != "helmet" or parsed.haystack or parsed.essay:
+            raise OptionError(f"{self.name}: JSON KV takes only the seed and rows options")
+
+    def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
+        return PromptCounter(env.tokenizer), self.excluded(files, env)
+
+    def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
+        counter, excluded = shared
+        limit = self.limit(length, env)
+
+        def render(lines, key, demos):
+            demo_text = "\n\n".join(JSON_KV_DEMO.format(key=k, value=" " + v) for k, v in demos) + "\n\n"
+            fields = {"context": MARK, "demos": demo_text, "question": key}
+            head, tail = self.template.render_completion(fields).split(MARK)
+            return head, tail, self.template.render_suffix(fields)
+
+        for index in indices:
+            depth = KV_DEPTHS[index % len(KV_DEPTHS)]
+            row = kv_row(
+                self.row_rng(options, length, index), depth, render, counter, limit, excluded, env.config_name
+            )
+            yield Instance(
+                query_id=digest_id(self.name, row.key, row.value),
+                fields={
+                    "question": row.key,
+                    PROMPT_FIELD: GeneratedPrompt(row.prompt, row.suffix, row.tokens),
+                },
+                output=row.value,
+                answers=[row.value],
+                columns=self.columns(
+                    length,
+                    question=row.key,
+                    depth=depth,
+                    metadata={
+                        "generator": "json_kv",
+                        "seed": options.seed,
+                        "row": index,
+                        "num_kvs": len(row.pairs),
+                    },
+                ),
+            )
+
+
+_GEN = dict(use_chat_template=False, category="Recall")
+_NIAH = dict(metric="ruler_recall", **_GEN)
+
+
+def _match(settings: NiahSettings) -> str:
+    if not settings.single:
+        return "ruler_mv"
+    return "ruler_mk_uuid" if settings.value_kind == "uuids" else "ruler_mk_needle"
+
+
+_MATCH = {
+    "niah_multikey_2": "ruler_mk_needle",
+    "niah_multikey_3": "ruler_mk_uuid",
+    "niah_multivalue": "ruler_mv",
+}
+
+TASKS = (
+    JsonKvGenTask(
+        name="gen_json_kv",
+        helmet_name="json_kv",
+        description="Generated JSON KV rows at any length (HELMET's template); avoids json_kv's eval rows.",
+        template=JSON_KV_TEMPLATE,
+        max_new_tokens=100,
+        metric="json_kv_subem",
+        matches="json_kv",
+        **_GEN,
+    ),
+    *(
+        NiahTask(
+            name=f"gen_{variant}",
+            helmet_name=f"generated:{variant}",
+            description=f"Generated RULER {variant} rows at any length and tokenizer.",
+            template=RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE,
+            max_new_tokens=100 if settings.value_kind == "uuids" else 50,
+            matches=_MATCH.get(variant, _match(settings)),
+            variant=variant,
+            **_NIAH,
+        )
+        for variant, settings in VARIANTS.items()
+    ),
+)

@@ -1,0 +1,190 @@
+"""RULER's needle-in-a-haystack procedure, drawn as RULER draws it (``docs/generate.md`` §2).
+
+:func:`draw` makes one sample from a ``random.Random`` with the same calls, in the same order, as
+RULER's ``scripts/data/synthetic/niah.py`` makes on its global generator, so a stream seeded like
+RULER's gives RULER's samples. Sizing the haystack (how many noise sentences, needles or essay words)
+is :mod:`.search`'s job.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .words import key_words
+
+NEEDLE = "One of the special magic {type_needle_v} for {key} is: {value}."
+NOISE = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
+HAYSTACKS = ("noise", "needle", "essay")
+KINDS = ("words", "numbers", "uuids")
+#: where essay needles may go, in percent of the essay's sentences (40 points from 0 to 100, rounded)
+DEPTHS = tuple(round(100 * i / 39) for i in range(40))
+
+
+@dataclass(frozen=True)
+class NiahSettings:
+    """One NIAH variant: RULER's ``type_haystack``, ``type_needle_k/v`` and ``num_needle_k/v/q``."""
+
+    haystack: str
+    key_kind: str = "words"
+    value_kind: str = "numbers"
+    keys: int = 1
+    values: int = 1
+    queries: int = 1
+
+    def __post_init__(self) -> None:
+        if self.haystack not in HAYSTACKS:
+            raise ValueError(f"haystack must be one of {HAYSTACKS}, not {self.haystack!r}")
+        if self.key_kind not in KINDS or self.value_kind not in KINDS:
+            raise ValueError(f"needle keys and values must be one of {KINDS}")
+        # RULER raises num_needle_k to num_needle_q
+        object.__setattr__(self, "keys", max(self.keys, self.queries))
+
+    @property
+    def single(self) -> bool:
+        """One value asked for: RULER words the prompt in the singular."""
+        return self.queries * self.values == 1
+
+    @property
+    def type_needle_v(self) -> str:
+        return self.value_kind[:-1] if self.single else self.value_kind
+
+
+#: RULER's NIAH variants (its ``synthetic.yaml``); HELMET evaluates ``niah_multikey_2``, ``niah_multikey_3``
+#: and ``niah_multivalue``
+VARIANTS = {
+    "niah_single_1": NiahSettings("noise"),
+    "niah_single_2": NiahSettings("essay"),
+    "niah_single_3": NiahSettings("essay", value_kind="uuids"),
+    "niah_multikey_1": NiahSettings("essay", keys=4),
+    "niah_multikey_2": NiahSettings("needle"),
+    "niah_multikey_3": NiahSettings("needle", key_kind="uuids", value_kind="uuids"),
+    "niah_multivalue": NiahSettings("essay", values=4),
+    "niah_multiquery": NiahSettings("essay", queries=4),
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One drawn sample: the haystack with its needles, and the question."""
+
+    #: the context as lines (noise and needle haystacks: one sentence or needle each; essay: one line)
+    lines: tuple[str, ...]
+    keys: tuple[str, ...]  # every needle key, in drawing order
+    values: tuple[tuple[str, ...], ...]  # the values of each key
+    queries: tuple[str, ...]  # the keys asked for
+    answers: tuple[str, ...]  # their values, in order
+
+    @property
+    def context(self) -> str:
+        return "\n".join(self.lines)
+
+    @property
+    def query(self) -> str:
+        """The keys asked for as RULER words them: ``a``; ``a, b, and c``."""
+        if len(self.queries) == 1:
+            return self.queries[0]
+        return ", ".join(self.queries[:-1]) + ", and " + self.queries[-1]
+
+
+def random_value(rng: random.Random, kind: str) -> str:
+    """A key or value: a 7-digit number, an ``adjective-noun`` word or a version-4 UUID."""
+    if kind == "numbers":
+        return str(rng.randint(10**6, 10**7 - 1))
+    if kind == "words":
+        return rng.choice(key_words())
+    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+
+
+class Excluded:
+    """Keys and values a draw must never produce (those of evaluation rows); empty: draw freely."""
+
+    def __init__(self, strings: Sequence[str] = ()) -> None:
+        self.strings = frozenset(strings)
+
+    def draw(self, rng: random.Random, kind: str) -> str:
+        while (value := random_value(rng, kind)) in self.strings:
+            pass
+        return value
+
+
+NOTHING = Excluded()
+
+
+def draw(
+    settings: NiahSettings,
+    rng: random.Random,
+    size: int,
+    shuffle_seed: int,
+    essay: Essay | None = None,
+    excluded: Excluded = NOTHING,
+) -> Sample:
+    """One sample whose haystack has ``size`` units (sentences, needles or essay words).
+
+    ``shuffle_seed`` seeds the fresh generator that orders the needles (RULER: its ``--random_seed``).
+    """
+    keys, values, needles = [], [], []
+    for _ in range(settings.keys):
+        key = excluded.draw(rng, settings.key_kind)
+        keys.append(key)
+        drawn = []
+        for _ in range(settings.values):
+            drawn.append(excluded.draw(rng, settings.value_kind))
+            needles.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=drawn[-1]))
+        values.append(tuple(drawn))
+    random.Random(shuffle_seed).shuffle(needles)
+
+    if settings.haystack == "essay":
+        if essay is None:
+            raise ValueError("the essay haystack needs an essay")
+        lines = (essay.with_needles(size, needles, rng),)
+    else:
+        if settings.haystack == "noise":
+            sentences = [NOISE] * size
+        else:
+            sentences = []
+            for _ in range(size):
+                key = excluded.draw(rng, settings.key_kind)
+                value = excluded.draw(rng, settings.value_kind)
+                sentences.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=value))
+        at = sorted(rng.sample(range(size), len(needles)), reverse=True)
+        for index, needle in zip(at, needles, strict=False):
+            sentences.insert(index, needle)
+        lines = tuple(sentences)
+
+    asked = rng.sample(range(settings.keys), settings.queries)
+    return Sample(
+        lines=lines,
+        keys=tuple(keys),
+        values=tuple(values),
+        queries=tuple(keys[i] for i in asked),
+        answers=tuple(v for i in asked for v in values[i]),
+    )
+
+
+class Essay:
+    """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule)."""
+
+    def __init__(self, text: str, split_sentences) -> None:
+        # RULER's rule: runs of whitespace become one space, then the text is split at spaces
+        self.words = re.sub(r"\s+", " ", text).split(" ")
+        self._split = split_sentences
+
+    def with_needles(self, size: int, needles: list[str], rng: random.Random) -> str:
+        if size <= len(self.words):
+            text = " ".join(self.words[:size])
+        else:
+            repeats = -(-size // len(self.words))
+            text = " ".join((self.words * repeats)[:size])
+        sentences = self._split(text.strip())
+        cuts = sorted(int(len(sentences) * (d / 100)) for d in rng.sample(DEPTHS, len(needles)))
+        bounds = [0, *cuts, len(sentences)]
+        parts = []
+        for i in range(1, len(bounds)):
+            parts.append(" ".join(sentences[bounds[i - 1] : bounds[i]]))
+            if i - 1 < len(needles):
+                parts.append(needles[i - 1])
+        return " ".join(parts)
