@@ -123,7 +123,7 @@ def rouge_l_f(prediction: str, ground_truth: str, upstream_depth: int = UPSTREAM
     its LCS) scores 0. The package rebuilds the LCS with one recursive call per word, so where it
     gives up depends on how deep the caller is: the call runs with the stack room it has upstream
     (``upstream_depth`` frames under a limit of 1000), whatever the depth of the caller here, so a long
-    single-sentence pair scores as upstream scores it (``docs/longbench.md`` §8.3).
+    single-sentence pair scores as upstream scores it (``docs/longbench.md`` §8).
     """
     scorer = _pltrdy_rouge()
     previous = sys.getrecursionlimit()
