@@ -3,13 +3,14 @@ the pinned digests only in the mirror the sample writer made, and its errors sta
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
 
 import pytest
 
-from longbench_suite import load_dataset, registry
+from longbench_suite import cli, load_dataset, registry
 from longbench_suite.benchmarks.lveval.common import ARCHIVE_SHA256, archive
 from longbench_suite.demo import offline_options, write_sandbox
 from longbench_suite.errors import DataFormatError, SourceError
@@ -82,3 +83,27 @@ def test_an_empty_split_over_many_files_is_one_short_line(sandbox, tmp_path):
     message = str(caught.value)
     assert "split came out empty" in message and "more) hold no rows" in message
     assert "\n" not in message and len(message) < 400
+
+
+def _check_args(options: dict, mirror: str) -> list[str]:
+    tokenizer = options["tokenizer"]
+    return ["--mirror", mirror, "--tokenizer", tokenizer, "--pretruncation-tokenizer", tokenizer]
+
+
+@pytest.mark.slow
+def test_the_readme_check_passes_on_the_sandbox_against_the_declared_sizes(sandbox, tmp_path, capsys):
+    args = _check_args(sandbox, sandbox["mirror"])
+    assert cli.main(["check", "helmet/nq", "lveval", *args, "--cache-dir", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "check: OK — 60 configs" in out
+    # the declared sizes are what is checked: a manifest declaring another size fails the same build
+    copy = str(tmp_path / "copy")
+    shutil.copytree(sandbox["mirror"], copy)
+    with open(os.path.join(copy, MANIFEST_NAME), encoding="utf-8") as handle:
+        document = json.load(handle)
+    document["sizes"]["helmet/nq_8k"]["eval"] += 1
+    with open(os.path.join(copy, MANIFEST_NAME), "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+    args = _check_args(sandbox, copy)
+    assert cli.main(["check", "helmet/nq_8k", *args, "--cache-dir", str(tmp_path / "b")]) == 1
+    assert "[sizes] helmet/nq_8k eval: 600 rows; the samples declare 601" in capsys.readouterr().out
