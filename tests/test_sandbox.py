@@ -71,7 +71,7 @@ def test_a_changed_sample_file_fails_the_manifest_digest(sandbox, tmp_path):
     with open(target, "wb") as handle:
         handle.write(data[:-1] + bytes([data[-1] ^ 1]))
     options = {**sandbox, "mirror": copy, "cache_dir": str(tmp_path / "cache")}
-    with pytest.raises(SourceError, match="sha256 mismatch .*its sample manifest .* declares"):
+    with pytest.raises(SourceError, match=r"sha256 mismatch .*its sample manifest .* declares"):
         load_dataset("lveval", "cmrc_mixup_16k", **options)
 
 
