@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from longbench_suite import cli, load_dataset, registry
+from longbench_suite import cli, get_builder, load_dataset, registry
 from longbench_suite.benchmarks.lveval.common import ARCHIVE_SHA256, archive
 from longbench_suite.demo import offline_options, write_sandbox
-from longbench_suite.errors import DataFormatError, SourceError
+from longbench_suite.errors import DataFormatError, SourceError, SourceUnavailableError, UnknownNameError
 from longbench_suite.source import mirrored
 from longbench_suite.source.manifest import MANIFEST_NAME, read_manifest
 
@@ -107,3 +107,22 @@ def test_the_readme_check_passes_on_the_sandbox_against_the_declared_sizes(sandb
     args = _check_args(sandbox, copy)
     assert cli.main(["check", "helmet/nq_8k", *args, "--cache-dir", str(tmp_path / "b")]) == 1
     assert "[sizes] helmet/nq_8k eval: 600 rows; the samples declare 601" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", ["helmet/nq", "nq"])
+def test_a_task_name_without_length_suggests_its_configs(name, capsys):
+    with pytest.raises(
+        UnknownNameError, match=r"is a task, not a config: add a length, one of helmet/nq_8k, "
+    ):
+        get_builder(name)
+    with pytest.raises(UnknownNameError, match=r"helmet/nq_128k$"):
+        load_dataset("longbench_suite", name)
+    assert cli.main(["info", name]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "helmet/nq_16k" in err
+
+
+def test_missing_data_says_how_to_build_without_the_network(tmp_path):
+    with pytest.raises(SourceUnavailableError) as caught:  # HF_HUB_OFFLINE=1: the Hub refuses at once
+        load_dataset("lveval", "cmrc_mixup_16k", cache_dir=str(tmp_path), tokenizer="chars")
+    assert "--mirror" in str(caught.value) and "--data-dir" in str(caught.value)

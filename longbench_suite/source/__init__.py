@@ -34,6 +34,10 @@ from .manifest import read_manifest
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
 REMOTE_PREFIXES = ("http://", "https://", "hf://")
+#: What a failed download from the canonical host adds: the ways to build without that host.
+OFFLINE_HINT = (
+    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=)"
+)
 
 
 @dataclass(frozen=True)
@@ -281,8 +285,9 @@ class SourceResolver:
                     f"cannot download {_redact(location)}: {describe(exc)}"
                 ) from None
             except Exception as exc:
+                hint = "" if self.mirror else OFFLINE_HINT
                 raise SourceUnavailableError(
-                    f"cannot download {_redact(location)}: {describe(exc)}"
+                    f"cannot download {_redact(location)}: {describe(exc)}{hint}"
                 ) from None
             self._verify(remote, str(local), location)
             return str(local)
