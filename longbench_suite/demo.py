@@ -69,8 +69,10 @@ def write_sandbox(mirror: str, scale: str = "DEMO") -> SampleManifest:
         os.remove(existing.path)
     written: list[str] = []
     sizes: dict[str, dict[str, int]] = {}
-    for bench in registry.benchmark_names():
-        logger.info("writing %s sample sources (%s scale) into %s", bench, scale.lower(), mirror)
+    from datasets.utils.tqdm import tqdm
+
+    logger.info("writing the sample sources (%s scale) into %s", scale, mirror)
+    for bench in tqdm(registry.benchmark_names(), desc="Writing sample sources", unit="benchmark"):
         samples = _samples(bench)
         chosen = getattr(samples, scale)
         written += samples.write_samples(mirror, chosen)
@@ -107,16 +109,17 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
     mirror, tokenizer = options["mirror"], options["tokenizer"]
     counter = load_tokenizer(tokenizer)
     results: list[SplitStats] = []
-    for bench in registry.benchmark_names():
-        for config in _samples(bench).DEMO_CONFIGS:
-            splits = load_dataset(
-                bench,
-                config,
-                mirror=mirror,
-                tokenizer=tokenizer,
-                pretruncation_tokenizer=tokenizer,
-                cache_dir=cache_dir,
-            )
-            for split, dataset in splits.items():
-                results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
+    configs = [(b, config) for b in registry.benchmark_names() for config in _samples(b).DEMO_CONFIGS]
+    for n, (bench, config) in enumerate(configs, start=1):
+        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
+        splits = load_dataset(
+            bench,
+            config,
+            mirror=mirror,
+            tokenizer=tokenizer,
+            pretruncation_tokenizer=tokenizer,
+            cache_dir=cache_dir,
+        )
+        for split, dataset in splits.items():
+            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
     return results, mirror, tokenizer

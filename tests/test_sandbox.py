@@ -126,3 +126,23 @@ def test_missing_data_says_how_to_build_without_the_network(tmp_path):
     with pytest.raises(SourceUnavailableError) as caught:  # HF_HUB_OFFLINE=1: the Hub refuses at once
         load_dataset("lveval", "cmrc_mixup_16k", cache_dir=str(tmp_path), tokenizer="chars")
     assert "--mirror" in str(caught.value) and "--data-dir" in str(caught.value)
+
+
+@pytest.mark.slow
+def test_the_demo_says_what_it_does_with_labelled_bars(tmp_path, capfd):
+    import logging
+
+    logger = logging.getLogger("longbench_suite")
+    handlers, level = list(logger.handlers), logger.level
+    try:
+        assert cli.main(["demo", "--cache-dir", str(tmp_path)]) == 0
+    finally:
+        logger.handlers[:], logger.level = handlers, level
+    err = capfd.readouterr().err
+    configs = [f"{b}/{c}" for b in registry.benchmark_names() for c in registry.samples(b).DEMO_CONFIGS]
+    lines = [line for line in err.splitlines() if "] building " in line]
+    assert [line.split("building ")[1].split()[0] for line in lines] == configs
+    assert "Writing sample sources" in err and "Creating parquet" not in err
+    for bar in err.replace("\r", "\n").splitlines():
+        if "%|" in bar or "examples/s" in bar:  # every bar has a label before its count
+            assert bar.split(":")[0].strip(), bar
