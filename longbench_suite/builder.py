@@ -15,7 +15,7 @@ import functools
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import datasets
@@ -283,8 +283,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             plan = self._plan(task, split, files, env, shared=not selection.everything)
             if plan.items is not None and not plan.items:
                 raise DataFormatError(
-                    f"{where}: the {split!r} split came out empty; "
-                    f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
+                    f"{where}: the {split!r} split came out empty; the sources ({_labels(files)}) hold "
+                    "no rows for it"
                 )
             items = None if plan.items is None else selection.select(plan.items)
             budget = task.budget_rule(length, env.max_input_tokens)
@@ -298,8 +298,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             raise RuntimeError(f"{where}: the task built {count} instances for {len(items)} planned rows")
         if items is None and count == 0:
             raise DataFormatError(
-                f"{where}: the {split!r} split came out empty; "
-                f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
+                f"{where}: the {split!r} split came out empty; the sources ({_labels(files)}) hold no "
+                "rows for it"
             )
 
     def build_env(self) -> BuildEnv:
@@ -403,6 +403,13 @@ def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:
             f"{exc} — this is the pre-truncation tokenizer of {task.name}; pass "
             "pretruncation_tokenizer=PATH (--pretruncation-tokenizer) to use a local copy"
         ) from None
+
+
+def _labels(files: Mapping[str, FileRef], shown: int = 2) -> str:
+    """The files a message names: the first few, then how many more (a task may read dozens of shards)."""
+    labels = list(dict.fromkeys(f.label for f in files.values()))
+    more = f" and {len(labels) - shown} more" if len(labels) > shown else ""
+    return ", ".join(labels[:shown]) + more
 
 
 def mirror_identity(mirror: str | None) -> str | None:

@@ -3,9 +3,11 @@
 The requested configs are built first if needed (the same options as ``build``), then their splits are
 read back in batches and checked against their task's declarations:
 
-* **sizes** — each split has the size :meth:`Task.expected_sizes` fixes (a missing split is a violation);
-  a ``dev`` size counts candidates, so the expected size is the spec's minus the candidates the task's
-  leakage rule dropped, which ``check`` reads from the split's plan, computed from the sources again;
+* **sizes** — each split has the size :meth:`Task.expected_sizes` fixes (a missing split is a violation),
+  or, for a build from a sample mirror, the size its manifest declares (``docs/architecture.md`` §7;
+  a split the manifest does not declare is not size-checked); a ``dev`` size counts candidates, so
+  the expected size is the spec's minus the candidates the task's leakage rule dropped, which
+  ``check`` reads from the split's plan, computed from the sources again;
 * **empty** — no value of :attr:`Task.nonempty_columns` is empty (``""``, whitespace only, ``[]``);
 * **budget** — every ``input`` fits :meth:`Task.budget_rule` under the config's tokenizer, special
   tokens included (no tokenizer is loaded for a config without a budget);
@@ -23,6 +25,7 @@ Every violation names the config, the split, and the rows or keys at fault.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,6 +34,8 @@ from . import api, registry
 from .errors import UnknownNameError
 from .fit.rules import InputBudget
 from .publish.stats import format_table
+from .source import MIRROR_ENV
+from .source.manifest import read_manifest
 from .task import Task
 
 #: rows (or keys) named in one violation before the rest are only counted
@@ -124,6 +129,7 @@ def check_sizes(
     expected: Mapping[str, int],
     actual: Mapping[str, int],
     dropped: Mapping[str, int] | None = None,
+    fixer: str = "the spec fixes",
 ) -> list[Violation]:
     """Each split the specs size, minus the candidates the leakage rule dropped, against the built split."""
     found = []
@@ -131,12 +137,21 @@ def check_sizes(
         drops = (dropped or {}).get(split, 0)
         spec = f"{size} − {drops} dropped = {size - drops}" if drops else f"{size}"
         if split not in actual:
-            found.append(Violation("sizes", f"{where} {split}", f"missing; the spec fixes {spec} rows"))
+            found.append(Violation("sizes", f"{where} {split}", f"missing; {fixer} {spec} rows"))
         elif actual[split] != size - drops:
-            found.append(
-                Violation("sizes", f"{where} {split}", f"{actual[split]} rows; the spec fixes {spec}")
-            )
+            found.append(Violation("sizes", f"{where} {split}", f"{actual[split]} rows; {fixer} {spec}"))
     return found
+
+
+def expected_sizes(builder) -> tuple[Mapping[str, int], str]:
+    """The split sizes a build is held to, and who fixes them: the manifest of the sample mirror it
+    reads from, else the task's spec."""
+    task, length = builder.config.task, builder.config.length
+    mirror = builder.config.mirror if builder.config.mirror is not None else os.environ.get(MIRROR_ENV)
+    samples = None if builder.config.data_dir else read_manifest(mirror)
+    if samples is None:
+        return task.expected_sizes(length), "the spec fixes"
+    return samples.sizes.get(f"{builder.BENCHMARK.name}/{builder.config.name}", {}), "the samples declare"
 
 
 class LeakageKeys:
@@ -239,12 +254,13 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
         task, length = builder.config.task, builder.config.length
         qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
         splits = api.prepared(builder, None)
-        expected = task.expected_sizes(length)
+        expected, fixer = expected_sizes(builder)
         dropped = {}
         if "dev" in expected and "dev" in splits:
             dropped["dev"] = builder.split_plan("dev", api.download_manager(builder)).dropped
         counts = {split: len(keys) for split, keys in dropped.items()}
-        report.violations += check_sizes(qualified, expected, {s: len(d) for s, d in splits.items()}, counts)
+        actual = {s: len(d) for s, d in splits.items()}
+        report.violations += check_sizes(qualified, expected, actual, counts, fixer)
         budget = task.budget_rule(length, builder.config.max_input_tokens)
         counter = builder.tokenizer if budget else None
         # Read as few rows at a time as the benchmark writes (LV-Eval's 256k rows are MBs each).

@@ -519,6 +519,19 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _say_what_is_done() -> None:
+    """The library's progress lines (one per config, per long step) on stderr, as ``INFO: ...``; the
+    bars are ``datasets``' own."""
+    import logging
+
+    logger = logging.getLogger("longbench_suite")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+
+
 COMMANDS = {
     "list": _cmd_list,
     "info": _cmd_info,
@@ -538,6 +551,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The demo never needs the network; make sure no library tries it.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    if args.command in ("demo", "build", "check", "export", "push"):
+        _say_what_is_done()
     from .errors import SuiteError
 
     try:

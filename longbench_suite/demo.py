@@ -8,10 +8,16 @@ real data goes through.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 
 from . import registry
+from ._version import __version__
 from .publish.stats import SplitStats, split_stats
+from .source.manifest import SampleManifest, read_manifest, write_manifest
+
+logger = logging.getLogger("longbench_suite")
 
 
 def demo_root(cache_dir: str | None) -> str:
@@ -24,6 +30,58 @@ def _samples(bench: str):
     return registry.samples(bench)
 
 
+def _writer_digest(scale: str) -> str:
+    """Identity of the code that writes the samples: a sandbox written by other code is written again."""
+    from . import synthetic
+
+    h = hashlib.sha256(f"{__version__}\0{scale}".encode())
+    paths = [synthetic.__file__]
+    for bench in registry.benchmark_names():
+        module = _samples(bench)
+        if os.path.basename(module.__file__) == "__init__.py":  # a samples/ package
+            folder = os.path.dirname(module.__file__)
+            paths += [os.path.join(folder, n) for n in sorted(os.listdir(folder)) if n.endswith(".py")]
+        else:
+            paths.append(module.__file__)
+    for path in paths:
+        with open(path, "rb") as handle:
+            h.update(handle.read())
+    return h.hexdigest()[:16]
+
+
+def _intact(manifest: SampleManifest) -> bool:
+    """Every file the manifest declares is there with its declared size (digests are checked by builds)."""
+    for relative, declared in manifest.files.items():
+        path = os.path.join(manifest.mirror, *relative.split("/"))
+        if not os.path.isfile(path) or os.path.getsize(path) != declared["size"]:
+            return False
+    return True
+
+
+def write_sandbox(mirror: str, scale: str = "DEMO") -> SampleManifest:
+    """Every benchmark's samples at ``scale`` in ``mirror``, with the manifest that declares them (its
+    files' digests and sizes, the configs' split sizes); kept as it is when the same code wrote it."""
+    writer = _writer_digest(scale)
+    existing = read_manifest(mirror)
+    if existing and existing.writer == writer and existing.scale == scale and _intact(existing):
+        return existing
+    if existing:  # no manifest while the files change: an interrupted write declares nothing
+        os.remove(existing.path)
+    written: list[str] = []
+    sizes: dict[str, dict[str, int]] = {}
+    from datasets.utils.tqdm import tqdm
+
+    logger.info("writing the sample sources (%s scale) into %s", scale, mirror)
+    for bench in tqdm(registry.benchmark_names(), desc="Writing sample sources", unit="benchmark"):
+        samples = _samples(bench)
+        chosen = getattr(samples, scale)
+        written += samples.write_samples(mirror, chosen)
+        declared = getattr(samples, "declared_sizes", None)
+        for config, split_sizes in (declared(chosen) if declared else {}).items():
+            sizes[f"{bench}/{config}"] = dict(split_sizes)
+    return write_manifest(mirror, written, scale=scale, writer=writer, sizes=sizes)
+
+
 def offline_options(cache_dir: str | None = None) -> dict:
     """``mirror``/``tokenizer``/``pretruncation_tokenizer``/``cache_dir`` options that build every config
     offline from sample data (written, with the demo tokenizer, into the cache directory), for examples
@@ -32,8 +90,7 @@ def offline_options(cache_dir: str | None = None) -> dict:
 
     root = demo_root(cache_dir)
     mirror = os.path.join(root, "mirror")
-    for bench in registry.benchmark_names():
-        _samples(bench).write_samples(mirror)
+    write_sandbox(mirror)
     tokenizer = train_demo_tokenizer(os.path.join(root, "tokenizer"))
     return {
         "mirror": mirror,
@@ -52,16 +109,17 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
     mirror, tokenizer = options["mirror"], options["tokenizer"]
     counter = load_tokenizer(tokenizer)
     results: list[SplitStats] = []
-    for bench in registry.benchmark_names():
-        for config in _samples(bench).DEMO_CONFIGS:
-            splits = load_dataset(
-                bench,
-                config,
-                mirror=mirror,
-                tokenizer=tokenizer,
-                pretruncation_tokenizer=tokenizer,
-                cache_dir=cache_dir,
-            )
-            for split, dataset in splits.items():
-                results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
+    configs = [(b, config) for b in registry.benchmark_names() for config in _samples(b).DEMO_CONFIGS]
+    for n, (bench, config) in enumerate(configs, start=1):
+        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
+        splits = load_dataset(
+            bench,
+            config,
+            mirror=mirror,
+            tokenizer=tokenizer,
+            pretruncation_tokenizer=tokenizer,
+            cache_dir=cache_dir,
+        )
+        for split, dataset in splits.items():
+            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
     return results, mirror, tokenizer

@@ -68,6 +68,21 @@ def _unknown(kind: str, name: str, candidates: list[str]) -> str:
     return f"unknown {kind} {name!r}{hint}"
 
 
+def _task_configs(benchmark_names: list[str], name: str) -> list[str]:
+    """Qualified configs of the tasks called ``name`` (a config name without its length)."""
+    return [
+        f"{b}/{task.config_name(length)}"
+        for b in benchmark_names
+        for task in benchmark(b).tasks
+        if task.name == name
+        for length in task.lengths
+    ]
+
+
+def _task_not_config(name: str, configs: list[str]) -> str:
+    return f"{name!r} is a task, not a config: add a length, one of {', '.join(configs)}"
+
+
 def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
     """``(benchmark, config)`` for a config name, qualified or bare."""
     if "/" in name:
@@ -77,6 +92,9 @@ def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
             return resolve(name)
         if not benchmark(benchmark_name).has_config(name):
             configs = benchmark(benchmark_name).config_names
+            lengths = _task_configs([benchmark_name], name)
+            if lengths:
+                raise UnknownNameError(_task_not_config(f"{benchmark_name}/{name}", lengths))
             raise UnknownNameError(_unknown(f"config of {benchmark_name}", name, configs))
         return benchmark_name, name
     owners = [b for b in benchmark_names() if benchmark(b).has_config(name)]
@@ -85,5 +103,8 @@ def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
     if len(owners) > 1:
         qualified = ", ".join(f"{b}/{name}" for b in owners)
         raise UnknownNameError(f"config name {name!r} is ambiguous; use one of {qualified}")
+    lengths = _task_configs(benchmark_names(), name)
+    if lengths:
+        raise UnknownNameError(_task_not_config(name, lengths))
     everything = [c for b in benchmark_names() for c in benchmark(b).config_names]
     raise UnknownNameError(_unknown("config", name, everything + list_configs()))

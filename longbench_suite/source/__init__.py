@@ -29,10 +29,15 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
 from . import archives
+from .manifest import read_manifest
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
 REMOTE_PREFIXES = ("http://", "https://", "hf://")
+#: What a failed download from the canonical host adds: the ways to build without that host.
+OFFLINE_HINT = (
+    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=)"
+)
 
 
 @dataclass(frozen=True)
@@ -204,6 +209,7 @@ class SourceResolver:
             raise SourceError(f"data_dir {self.data_dir} does not exist")
         if self.mirror and self.mirror.startswith(("http://", "https://")):
             self._send_credentials_as_header()
+        self.samples = None if self.data_dir else read_manifest(self.mirror)
 
     def _send_credentials_as_header(self) -> None:
         """Take the credentials out of an http(s) mirror's URL and send them as a header instead: a URL
@@ -279,8 +285,9 @@ class SourceResolver:
                     f"cannot download {_redact(location)}: {describe(exc)}"
                 ) from None
             except Exception as exc:
+                hint = "" if self.mirror else OFFLINE_HINT
                 raise SourceUnavailableError(
-                    f"cannot download {_redact(location)}: {describe(exc)}"
+                    f"cannot download {_redact(location)}: {describe(exc)}{hint}"
                 ) from None
             self._verify(remote, str(local), location)
             return str(local)
@@ -298,15 +305,20 @@ class SourceResolver:
                     os.remove(path + suffix)
 
     def _verify(self, remote: RemoteFile, local: str, location: str) -> None:
-        if not (remote.sha256 or remote.record_sha256):
+        declared = self.samples.declared(location) if self.samples else None
+        expected = declared["sha256"] if declared else remote.sha256
+        if not (expected or remote.record_sha256):
             return
+        if declared:
+            self.samples.announce()
         digest, size = archives.sha256_of(local, self.cache_root)
-        if remote.sha256 and digest != remote.sha256:
+        if expected and digest != expected:
             removed = self._in_download_cache(local)
             self.discard(local)
             fate = "the download was removed from the cache" if removed else "the file was left as it is"
+            whose = f"its sample manifest {self.samples.path} declares" if declared else "expected"
             raise SourceError(
-                f"sha256 mismatch for {_redact(location)}: expected {remote.sha256}, got {digest} ({fate})"
+                f"sha256 mismatch for {_redact(location)}: {whose} {expected}, got {digest} ({fate})"
             )
         self.checksums[remote.url] = {"num_bytes": size, "checksum": digest}
 

@@ -172,3 +172,13 @@ def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
             url = task.sources(length)["data"].url
             written.append(write_to_mirror(mirror_dir, url, json_bytes(make(length, scale), indent=4)))
     return written
+
+
+def declared_sizes(scale: Scale = DEMO) -> dict[str, dict[str, int]]:
+    """The eval sizes the files of ``scale`` give each config: the evaluated prefix, or the whole file
+    where it holds fewer rows."""
+    return {
+        task.config_name(length): {"eval": min(eval_rows(length), row_count(length, scale))}
+        for task in (BESTANSWER, TSORT)
+        for length in task.lengths
+    }

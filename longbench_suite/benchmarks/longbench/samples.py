@@ -244,3 +244,15 @@ def archive_members(scale: Scale = DEMO) -> dict[str, bytes]:
 def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
     """Write LongBench's ``data.zip`` for ``scale`` under ``mirror_dir``; returns the files written."""
     return [write_to_mirror(mirror_dir, ARCHIVE.url, zip_bytes(archive_members(scale)))]
+
+
+def declared_sizes(scale: Scale = DEMO) -> dict[str, dict[str, int]]:
+    """The eval sizes the files of ``scale`` give each config: the task's whole file, at every length."""
+    sizes = {}
+    for task in TASKS:
+        if scale.published_sizes:
+            rows = task.eval_rows
+        else:
+            rows = len(scale.longbench if task.name == task.base else scale.longbench_e)
+        sizes.update({task.config_name(length): {"eval": rows} for length in task.lengths})
+    return sizes

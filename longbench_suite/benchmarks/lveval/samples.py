@@ -198,3 +198,15 @@ def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
         write_to_mirror(mirror_dir, archive(task.name).url, zip_bytes(archive_members(task, scale)))
         for task in TASKS
     ]
+
+
+def declared_sizes(scale: Scale = DEMO) -> dict[str, dict[str, int]]:
+    """The split sizes the files of ``scale`` give each config: every row of its level file is eval."""
+    sizes = {}
+    for task in TASKS:
+        if scale.published_sizes:
+            rows = task.qa_pairs
+        else:
+            rows = scale.factrecall_rows if task.name.startswith("factrecall") else scale.qa_pairs
+        sizes.update({task.config_name(level): {"eval": rows} for level in task.lengths})
+    return sizes

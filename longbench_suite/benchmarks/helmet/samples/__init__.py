@@ -252,3 +252,45 @@ def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
             )
         )
     return [*written, *samples_hub.write_hub_files(mirror_dir, scale.hub)]
+
+
+def _question_counts(scale: Scale) -> dict[str, tuple[int, int]]:
+    """Tasks whose dev is every sample question eval does not take: (questions, depth variants each)."""
+    ruler = (scale.ruler, 1)
+    return {
+        "nq": (scale.nq, len(DEP6)),
+        "triviaqa": (scale.triviaqa, len(DEP6)),
+        "popqa": (scale.popqa, len(DEP6)),
+        "hotpotqa": (scale.hotpotqa, 3),
+        "alce_asqa": (scale.alce_asqa, 1),
+        "alce_qampari": (scale.alce_qampari, 1),
+        "msmarco": (scale.msmarco, 1),
+        "json_kv": (scale.json_kv, 1),
+        "ruler_mk_needle": ruler,
+        "ruler_mk_uuid": ruler,
+        "ruler_mv": ruler,
+    }
+
+
+def declared_sizes(scale: Scale = DEMO) -> dict[str, dict[str, int]]:
+    """The split sizes the files of ``scale`` give each config.
+
+    Every test pool holds at least the spec's eval size (TREC's test file: all of it), so eval has the
+    spec's size; dev is declared where it is simply the questions eval does not take (the ICL and
+    long-document tasks' dev depends on the tokenizer's filters and duplicate texts: not declared).
+    """
+    from ..tasks import TASKS
+
+    counts = _question_counts(scale)
+    sizes = {}
+    for task in TASKS:
+        for length in task.lengths:
+            spec = task.expected_sizes(length)
+            declared = {"eval": spec["eval"]}
+            if task.name.startswith("trec_"):
+                declared["eval"] = min(spec["eval"], scale.hub.trec_test)
+            if task.name in counts:
+                questions, variants = counts[task.name]
+                declared["dev"] = questions - spec["eval"] // variants
+            sizes[task.config_name(length)] = declared
+    return sizes
