@@ -12,7 +12,8 @@ The layout is the one ``push_to_hub(config_name=...)`` writes, so plain ``datase
 One directory (Hub repo) holds the configs of one benchmark: its card is that benchmark's card, and
 config names are only unique within a benchmark. Exporting configs of another benchmark into it is an
 error. Exporting into a directory merges: the configs already there stay, re-exported ones are
-replaced whole.
+replaced whole. The directory changes only once everything is written (:mod:`.staging`): a failed
+export leaves it as it was, or absent.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from ..errors import SuiteError, UnknownNameError
 from ..task import SPLITS
 from ..training.holdout import holdout
 from . import card as cards
+from . import staging
 from .stats import SplitStats
 
 #: the splits an export with a hold-out adds: the two sides of ``dev``
@@ -50,6 +52,8 @@ class ExportResult:
     configs: list[str]
     files: list[str] = field(default_factory=list)
     stats: list[SplitStats] = field(default_factory=list)
+    #: the size in bytes of each of ``files``
+    sizes: dict[str, int] = field(default_factory=dict)
 
 
 def _shard_count(dataset, max_shard_size: int | str) -> int:
@@ -81,49 +85,44 @@ def _resolve(configs: Iterable[str]) -> tuple[str, list[str]]:
 
 
 def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict, object, cards.ConfigCounts]:
-    """Write one config's Parquet shards and token counts; returns its YAML entry, info and counts."""
+    """Write one config's Parquet shards and token counts into ``directory/<config>`` (a fresh folder of
+    the export's staging folder); returns its YAML entry, info and counts."""
     import datasets
 
     config = builder.config.name
-    staging = os.path.join(directory, f".{config}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    os.makedirs(staging)
-    try:
-        data_files, split_infos, counts, rows = [], [], {}, {}
-        download_size = 0
-        for split in (*SPLITS, *HOLDOUT_SPLITS):
-            if split not in splits:
-                continue
-            dataset = splits[split]
-            shards = _shard_count(dataset, max_shard_size)
-            for index in range(shards):
-                path = os.path.join(staging, f"{split}-{index:05d}-of-{shards:05d}.parquet")
-                dataset.shard(shards, index, contiguous=True).to_parquet(path, batch_size=ROW_GROUP_ROWS)
-                download_size += os.path.getsize(path)
-            data_files.append({"split": split, "path": f"{config}/{split}-*"})
-            split_infos.append(
-                datasets.SplitInfo(name=split, num_bytes=dataset.data.nbytes, num_examples=len(dataset))
-            )
-            counts[split] = dataset["input_tokens"]
-            rows[split] = len(dataset)
-        # The rows carry their token counts under the build's tokenizer; a build that loaded none (LV-Eval
-        # without max_input_tokens) has none to report, and none is loaded for the card.
-        counted_splits = {s: c for s, c in counts.items() if None not in c}
-        tokenizer = builder._tokenizer
-        counted = cards.ConfigCounts(
-            config,
-            tokenizer_label(tokenizer.name) if tokenizer else "none",
-            tokenizer.identity if tokenizer else "-",
-            counted_splits,
-            builder.config.max_input_tokens,
-            rows=rows,
+    folder = os.path.join(directory, config)
+    os.makedirs(folder)
+    data_files, split_infos, counts, rows = [], [], {}, {}
+    download_size = 0
+    for split in (*SPLITS, *HOLDOUT_SPLITS):
+        if split not in splits:
+            continue
+        dataset = splits[split]
+        shards = _shard_count(dataset, max_shard_size)
+        for index in range(shards):
+            path = os.path.join(folder, f"{split}-{index:05d}-of-{shards:05d}.parquet")
+            dataset.shard(shards, index, contiguous=True).to_parquet(path, batch_size=ROW_GROUP_ROWS)
+            download_size += os.path.getsize(path)
+        data_files.append({"split": split, "path": f"{config}/{split}-*"})
+        split_infos.append(
+            datasets.SplitInfo(name=split, num_bytes=dataset.data.nbytes, num_examples=len(dataset))
         )
-        counted.write(os.path.join(staging, cards.TOKEN_COUNTS))
-        final = os.path.join(directory, config)
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(staging, final)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        counts[split] = dataset["input_tokens"]
+        rows[split] = len(dataset)
+    # The rows carry their token counts under the build's tokenizer; a build that loaded none (LV-Eval
+    # without max_input_tokens) has none to report, and none is loaded for the card: its statistics
+    # give the rows only, and say why.
+    counted_splits = {s: c for s, c in counts.items() if None not in c}
+    tokenizer = builder._tokenizer
+    counted = cards.ConfigCounts(
+        config,
+        tokenizer_label(tokenizer.name) if tokenizer else "none",
+        tokenizer.identity if tokenizer else "-",
+        counted_splits,
+        builder.config.max_input_tokens,
+        rows=rows,
+    )
+    counted.write(os.path.join(folder, cards.TOKEN_COUNTS))
     info = datasets.DatasetInfo(
         features=next(iter(splits.values())).features,
         splits=datasets.SplitDict({s.name: s for s in split_infos}),
@@ -159,8 +158,7 @@ def export(
     """
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
-    os.makedirs(output_dir, exist_ok=True)
-    existing = cards.card_benchmark(output_dir)
+    existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
     if existing not in (None, benchmark):
         raise SuiteError(
             f"{output_dir} holds configs of {existing!r}; export {benchmark!r} configs into another "
@@ -180,22 +178,24 @@ def export(
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
-    for builder in builders:
-        splits = api.prepared(builder, None)
-        if holdout_fraction is not None and "dev" in splits:
-            splits = dict(splits)
-            key = builder.config.task.holdout_key
-            for side, name in zip(("train", "valid"), HOLDOUT_SPLITS, strict=True):
-                splits[name] = holdout(splits["dev"], side, holdout_fraction, key)
-        entry, info, counted = _write_config(output_dir, builder, splits, max_shard_size)
-        name = builder.config.name
-        configs_yaml[name], infos[name] = entry, info
-        result.stats += counted.stats()
-        result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(output_dir, name)))
-    order = registry.benchmark(benchmark).config_names
-    result.files += cards.write_card(
-        output_dir, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
-    )
+    with staging.staged(output_dir, leave_out=tuple(names)) as stage:
+        for builder in builders:
+            splits = api.prepared(builder, None)
+            if holdout_fraction is not None and "dev" in splits:
+                splits = dict(splits)
+                key = builder.config.task.holdout_key
+                for side, name in zip(("train", "valid"), HOLDOUT_SPLITS, strict=True):
+                    splits[name] = holdout(splits["dev"], side, holdout_fraction, key)
+            entry, info, counted = _write_config(stage, builder, splits, max_shard_size)
+            name = builder.config.name
+            configs_yaml[name], infos[name] = entry, info
+            result.stats += counted.stats()
+            result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(stage, name)))
+        order = registry.benchmark(benchmark).config_names
+        result.files += cards.write_card(
+            stage, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
+        )
+        result.sizes = {f: os.path.getsize(os.path.join(stage, *f.split("/"))) for f in result.files}
     return result
 
 
