@@ -18,6 +18,7 @@ export leaves it as it was, or absent.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import tempfile
@@ -28,7 +29,7 @@ from huggingface_hub import HfApi
 
 from .. import api, registry
 from .._version import __version__
-from ..errors import SuiteError, UnknownNameError
+from ..errors import OptionError, SuiteError, UnknownNameError
 from ..task import SPLITS
 from ..training.holdout import holdout
 from . import card as cards
@@ -54,6 +55,18 @@ class ExportResult:
     stats: list[SplitStats] = field(default_factory=list)
     #: the size in bytes of each of ``files``
     sizes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PushResult(ExportResult):
+    """What a push uploaded (or, in a dry run, would upload) and where."""
+
+    url: str = ""
+    commit_message: str = ""
+    #: what the commit deletes: every repo file matching one that the commit does not upload
+    delete_patterns: list[str] = field(default_factory=list)
+    #: the repo files the commit deleted; ``None`` in a dry run, which does not list the repo
+    deletions: list[str] | None = None
 
 
 def _shard_count(dataset, max_shard_size: int | str) -> int:
@@ -199,10 +212,12 @@ def export(
     return result
 
 
-def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> None:
-    """Copy the repo's card and token counts into ``folder``, so the new card keeps every config."""
+def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> list[str]:
+    """Copy the repo's card and token counts into ``folder``, so the new card keeps every config;
+    returns the repo's files."""
     os.makedirs(folder, exist_ok=True)
-    for path in hub.list_repo_files(repo_id, repo_type="dataset", revision=revision):
+    listed = list(hub.list_repo_files(repo_id, repo_type="dataset", revision=revision))
+    for path in listed:
         parts = path.split("/")
         if path == cards.README or (len(parts) == 2 and parts[1] == cards.TOKEN_COUNTS):
             local = hub.hf_hub_download(
@@ -211,6 +226,24 @@ def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scra
             target = os.path.join(folder, *parts)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(local, target)
+    return listed
+
+
+def check_repo_id(repo_id: str) -> None:
+    """Refuse a repo id the Hub would refuse, by ``huggingface_hub``'s own rules, before any build."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise OptionError(f"repo id {repo_id!r} (--repo-id) is not a Hub repo id: {exc}") from None
+
+
+def repo_url(repo_id: str) -> str:
+    """The repo's page on the Hub this process talks to (``HF_ENDPOINT``, else huggingface.co)."""
+    from huggingface_hub import constants
+
+    return f"{constants.ENDPOINT.rstrip('/')}/datasets/{repo_id}"
 
 
 def push(
@@ -224,33 +257,66 @@ def push(
     dry_run: bool = False,
     output_dir: str | None = None,
     **options,
-) -> ExportResult:
+) -> PushResult:
     """Export ``configs`` and upload them to the Hub dataset repo ``repo_id`` in one commit.
 
     The repo (and branch ``revision``) is created when missing. Its card and token counts are fetched
     first, so configs already in the repo stay listed; the pushed configs' old files are deleted in the
-    same commit. ``token`` defaults to ``HF_TOKEN`` / the saved login and is only handed to
-    ``huggingface_hub``. ``dry_run`` exports (into ``output_dir`` or a temporary directory) without
-    contacting the Hub; ``output_dir`` keeps the uploaded folder. Other options are :func:`export`'s.
+    same commit (``delete_patterns``: every file under ``<config>/`` that the commit does not upload).
+    ``token`` defaults to ``HF_TOKEN`` / the saved login and is only handed to ``huggingface_hub``.
+    ``dry_run`` checks the repo id and exports (into ``output_dir`` or a temporary directory) without
+    contacting the Hub, so the files it lists are those of the pushed configs and a card of those
+    alone, and the deletions are the patterns (the repo's files are not listed); ``output_dir`` keeps
+    the uploaded folder. Other options are :func:`export`'s.
     """
+    check_repo_id(repo_id)
+    benchmark, names = _resolve(configs)  # fail on bad names before touching the Hub
+    message = commit_message or f"Add {', '.join(names)} ({benchmark}, longbench-suite {__version__})"
+    patterns = [f"{config}/*" for config in names]
     with tempfile.TemporaryDirectory(prefix="longbench-suite-push-") as scratch:
         folder = output_dir or os.path.join(scratch, "repo")
         if dry_run:
-            return export(configs, folder, repo_id=repo_id, **options)
-        _resolve(configs)  # fail on bad names before touching the Hub
+            result = export(configs, folder, repo_id=repo_id, **options)
+            return PushResult(
+                **vars(result), url=repo_url(repo_id), commit_message=message, delete_patterns=patterns
+            )
         hub = HfApi(token=token)
         hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         if revision:
             hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        _fetch_card_files(hub, repo_id, revision, folder, os.path.join(scratch, "hub-cache"))
-        result = export(configs, folder, repo_id=repo_id, **options)
+        listed = _fetch_card_files(hub, repo_id, revision, folder, os.path.join(scratch, "hub-cache"))
+        result = _uploads(export(configs, folder, repo_id=repo_id, **options))
+        deletions = [
+            f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
+        ]
         hub.upload_folder(
             repo_id=repo_id,
             repo_type="dataset",
             folder_path=folder,
             revision=revision,
-            commit_message=commit_message
-            or f"Add {', '.join(result.configs)} ({result.benchmark}, longbench-suite {__version__})",
-            delete_patterns=[f"{config}/*" for config in result.configs],
+            commit_message=message,
+            delete_patterns=patterns,
         )
-        return result
+        return PushResult(
+            **vars(result),
+            url=repo_url(repo_id),
+            commit_message=message,
+            delete_patterns=patterns,
+            deletions=deletions,
+        )
+
+
+def _uploads(result: ExportResult) -> ExportResult:
+    """``result`` with ``files``/``sizes`` of everything ``upload_folder`` sends: the whole folder but
+    what ``huggingface_hub`` never commits."""
+    from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
+
+    found = []
+    for current, _, names in os.walk(result.directory):
+        found += [os.path.relpath(os.path.join(current, n), result.directory) for n in names]
+    kept = filter_repo_objects(
+        [f.replace(os.sep, "/") for f in found], ignore_patterns=DEFAULT_IGNORE_PATTERNS
+    )
+    sizes = {f: os.path.getsize(os.path.join(result.directory, *f.split("/"))) for f in sorted(kept)}
+    result.files, result.sizes = list(sizes), sizes
+    return result
