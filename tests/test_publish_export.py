@@ -159,3 +159,13 @@ def test_histogram_png_is_written_for_every_counted_export(tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="no config has token counts"):
         plot_histogram([ConfigCounts("u", "none", "-", {}, rows={"eval": 2})], str(path))
+
+
+def test_exported_card_yaml_counts_its_rows(lveval_export):
+    from huggingface_hub import DatasetCard
+
+    out, result, _ = lveval_export
+    data = DatasetCard.load(str(out / "README.md"), ignore_metadata_errors=False).data
+    rows = sum(s.rows for s in result.stats)
+    assert 0 < rows < 1000 and data.size_categories == ["n<1K"]
+    assert data.license == ["mit", "cc-by-sa-4.0"] and data.pretty_name
