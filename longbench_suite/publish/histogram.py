@@ -46,9 +46,8 @@ def token_axis(low: int, high: int) -> tuple[str, list[float], list[float]]:
 
     low, high = max(1, low), max(1, high)
     if high >= LOG_SPAN * low:
-        first, last = math.floor(math.log2(low)), math.ceil(math.log2(high))
-        if last == math.log2(high):
-            last += 1
+        # a margin of 5 % keeps a config at exactly a power of two (8,192) off the frame
+        first, last = math.floor(math.log2(low / 1.05)), math.ceil(math.log2(high * 1.05))
         edges = np.geomspace(2.0**first, 2.0**last, 8 * (last - first) + 1)
         step = max(1, math.ceil((last - first) / 8))
         ticks = [2.0**e for e in range(first, last + 1, step)]
@@ -124,7 +123,8 @@ def histogram_figure(counts: Sequence):
             ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=4, min_n_ticks=1))
             ax.grid(axis="x", color="0.9", linewidth=0.8)
             ax.set_axisbelow(True)
-            if offset == 0 and index % per_row == 0:
+            row = axes[index // per_row]
+            if not any(a.get_ylabel() for a in row):
                 ax.set_ylabel("rows")
     for ax in axes.flat:
         if ax not in used:
