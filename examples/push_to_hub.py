@@ -46,7 +46,7 @@ def main(argv=None) -> None:
         first = result.configs[0]
         print(datasets.load_dataset(result.directory, first, split="eval"))  # plain datasets, no library
     else:
-        print(f"\npushed to https://huggingface.co/datasets/{args.repo_id}")
+        print(f"\npushed to {result.url}")
         print(f'datasets.load_dataset("{args.repo_id}", "{result.configs[0]}", split="dev")')
 
 

@@ -444,12 +444,16 @@ def _publish_kwargs(args) -> dict:
 
 
 def _report(result, verb: str) -> None:
+    from datasets.utils.py_utils import size_str
+
     from .publish.stats import stats_table
 
     print(stats_table(result.stats))
     print(f"\n{verb} {len(result.files)} files for {result.benchmark} ({', '.join(result.configs)}):")
+    width = max((len(name) for name in result.files), default=0)
     for name in result.files:
-        print(f"  {name}")
+        size = result.sizes.get(name)
+        print(f"  {name.ljust(width)}  {size_str(size) if size else '0 bytes' if size == 0 else ''}".rstrip())
 
 
 def _cmd_export(args) -> int:
@@ -485,11 +489,21 @@ def _cmd_push(args) -> int:
             message = message.replace(args.token, "***")
         print(f"longbench-suite push: error: {message.splitlines()[0] if message else ''}", file=sys.stderr)
         return 1
-    target = f"https://huggingface.co/datasets/{args.repo_id}"
-    if args.dry_run:
-        _report(result, f"dry run: would upload to {target}")
+    branch = f" (revision {args.revision})" if args.revision else ""
+    _report(
+        result,
+        f"dry run: would upload to {result.url}{branch}"
+        if args.dry_run
+        else f"uploaded to {result.url}{branch}",
+    )
+    print(f"commit message: {result.commit_message}")
+    patterns = ", ".join(result.delete_patterns)
+    if result.deletions is None:
+        print(f"deletions: the repo's files matching {patterns} that this commit does not upload")
     else:
-        _report(result, f"uploaded to {target}" + (f" (revision {args.revision})" if args.revision else ""))
+        print(f"deleted {len(result.deletions)} files (matching {patterns}, not uploaded again):")
+        for name in result.deletions:
+            print(f"  {name}")
     return 0
 
 

@@ -214,3 +214,58 @@ def test_every_benchmark_has_a_complete_card_template(benchmark):
     schemas = [bench.features, *(t.features for t in bench.tasks if t.features is not None)]
     missing = {c for schema in schemas for c in schema} - documented
     assert not missing, f"benchmarks/{benchmark}/card.md does not describe the columns {sorted(missing)}"
+
+
+def _hub_vocabulary() -> dict[str, set[str]]:
+    """The metadata values ``datasets`` ships for Hub cards (the Hub's own validator needs the network)."""
+    import datasets.utils.metadata as metadata
+    from datasets.utils import resources
+
+    folder = os.path.dirname(resources.__file__)
+    with open(os.path.join(folder, "languages.json"), encoding="utf-8") as f:
+        languages = set(json.load(f))
+    with open(os.path.join(folder, "size_categories.json"), encoding="utf-8") as f:
+        sizes = set(json.load(f))
+    return {"language": languages, "size_categories": sizes, "task_categories": set(metadata.known_task_ids)}
+
+
+@pytest.mark.parametrize("benchmark", registry.benchmark_names())
+def test_every_card_yaml_is_hub_metadata_with_a_checked_licence(benchmark):
+    from huggingface_hub import DatasetCard
+    from huggingface_hub.repocard_data import DatasetCardData
+
+    text = (registry_path(benchmark) / "card.md").read_text(encoding="utf-8")
+    card = DatasetCard(text, ignore_metadata_errors=False)  # raises on YAML the Hub could not read
+    data = card.data
+    assert isinstance(data, DatasetCardData)
+    vocabulary = _hub_vocabulary()
+    assert data.pretty_name and data.language and data.task_categories and data.license
+    assert set(data.language) <= vocabulary["language"]
+    assert set(data.task_categories) <= vocabulary["task_categories"]
+    licences = data.license if isinstance(data.license, list) else [data.license]
+    # ids from huggingface_hub's own examples; "other" needs a name and a link, and a sentence
+    assert set(licences) <= {"mit", "cc-by-sa-4.0", "other"}
+    if "other" in licences:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9.-]*", data.get("license_name") or "")
+    if data.get("license_link"):
+        assert data.license_link.startswith("https://github.com/") and len(data.license_link) > 40
+        assert "`license_link`" in card.text, "the card body must say what the licence link is"
+    assert "https://github.com/)" not in text and "as we recall" not in text and "unchecked" not in text
+    assert "size_categories" not in data.to_dict(), "size_categories is computed from the built rows"
+
+
+def registry_path(benchmark):
+    from importlib import resources
+
+    return resources.files(registry.package_name(benchmark))
+
+
+@pytest.mark.parametrize(
+    ("rows", "category"),
+    [(0, "n<1K"), (999, "n<1K"), (1000, "1K<n<10K"), (99_999, "10K<n<100K"), (10**6, "1M<n<10M")],
+)
+def test_size_category_of_the_built_rows(rows, category):
+    from longbench_suite.publish.card import SIZE_CATEGORIES, size_category
+
+    assert size_category(rows) == category
+    assert set(SIZE_CATEGORIES) <= _hub_vocabulary()["size_categories"]

@@ -85,7 +85,10 @@ def test_push_creates_the_repo_and_merges_later_pushes(fake, opts, tmp_path, cap
 def test_repushing_a_config_deletes_its_stale_shards(fake, opts):
     push(["nq_8k"], "org/r", max_shard_size="400KB", histogram=False, **opts)
     assert len([f for f in fake.files("org/r") if f.startswith("nq_8k/eval-")]) > 1
-    push(["nq_8k"], "org/r", histogram=False, **opts)
+    before = fake.files("org/r")
+    result = push(["nq_8k"], "org/r", histogram=False, **opts)
+    gone = [f for f in before if f not in fake.files("org/r")]
+    assert gone and result.deletions == gone
     assert [f for f in fake.files("org/r") if f.startswith("nq_8k/")] == [
         "nq_8k/dev-00000-of-00001.parquet",
         "nq_8k/eval-00000-of-00001.parquet",
@@ -107,6 +110,62 @@ def test_dry_run_never_contacts_the_hub(opts, tmp_path, monkeypatch, capsys):
     args = ["push", "nq_8k", "--repo-id", "org/x", "--dry-run", "--no-histogram", "--mirror", opts["mirror"]]
     assert cli.main([*args, "--tokenizer", opts["tokenizer"], "--cache-dir", opts["cache_dir"]]) == 0
     assert "dry run: would upload to https://huggingface.co/datasets/org/x" in capsys.readouterr().out
+
+
+def test_dry_run_lists_the_endpoint_files_sizes_message_and_deletions(opts, tmp_path, monkeypatch, capsys):
+    from huggingface_hub import constants
+
+    # HF_ENDPOINT is read once, into huggingface_hub.constants.ENDPOINT, which every client call uses
+    monkeypatch.setattr(constants, "ENDPOINT", "http://127.0.0.1:9/hub-mirror")
+    monkeypatch.setattr(hub, "HfApi", None)  # any Hub client call fails
+    kept = tmp_path / "kept"
+    args = ["push", "nq_8k", "helmet/hotpotqa_8k", "--repo-id", "org/x", "--dry-run", "--no-histogram"]
+    args += ["--output", str(kept), "--commit-message", "Refresh nq and hotpotqa"]
+    args += ["--mirror", opts["mirror"], "--tokenizer", opts["tokenizer"], "--cache-dir", opts["cache_dir"]]
+    assert cli.main(args) == 0
+    out = capsys.readouterr().out
+    assert "dry run: would upload to http://127.0.0.1:9/hub-mirror/datasets/org/x" in out
+    assert "huggingface.co" not in out
+    listed = {}
+    for line in out.split("files for helmet (")[1].splitlines()[1:]:
+        if not line.startswith("  "):
+            break
+        name, size = line.split(maxsplit=1)
+        listed[name] = size
+    on_disk = {
+        os.path.relpath(os.path.join(d, n), kept).replace(os.sep, "/"): os.path.getsize(os.path.join(d, n))
+        for d, _, names in os.walk(kept)
+        for n in names
+    }
+    assert sorted(listed) == sorted(on_disk) and "README.md" in listed
+    from datasets.utils.py_utils import size_str
+
+    assert all(listed[name] == size_str(size) for name, size in on_disk.items())
+    assert "commit message: Refresh nq and hotpotqa" in out
+    assert (
+        "deletions: the repo's files matching nq_8k/*, hotpotqa_8k/* that this commit does not upload" in out
+    )
+
+
+@pytest.mark.parametrize("repo_id", ["org/bad--name", "a/b/c", "org/name.git", "org/with space", "org/-x"])
+def test_an_invalid_repo_id_fails_the_dry_run_before_anything_is_built(
+    repo_id, monkeypatch, capsys, tmp_path
+):
+    from longbench_suite import api
+    from longbench_suite.errors import OptionError
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("built configs for an invalid repo id")
+
+    monkeypatch.setattr(api, "prepare", no_build)
+    with pytest.raises(OptionError, match=r"is not a Hub repo id"):
+        push(["nq_8k"], repo_id, dry_run=True, output_dir=str(tmp_path / "o"))
+    assert (
+        cli.main(["push", "nq_8k", "--repo-id", repo_id, "--dry-run", "--output", str(tmp_path / "o")]) == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and repo_id in err and "--repo-id" in err
+    assert not (tmp_path / "o").exists()
 
 
 def test_hub_errors_are_one_line_without_the_token(opts, monkeypatch, capsys):

@@ -19,12 +19,15 @@ as this benchmark's.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..errors import DataFormatError, MissingDependencyError, SuiteError
+from ..errors import DataFormatError, SuiteError
+from .histogram import plot_histogram, require_matplotlib  # noqa: F401 (re-exported)
+from .staging import replace_file
 from .stats import SplitStats, stats_of_counts
 
 STATISTICS = "<!-- statistics -->"
@@ -124,6 +127,8 @@ def read_counts(directory: str, configs: Iterable[str]) -> list[ConfigCounts]:
 
 
 def _cell(value: object) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, float) and value != int(value):
         return f"{value:g}"
     return str(int(value)) if isinstance(value, float) else str(value)
@@ -162,33 +167,49 @@ def tasks_section(benchmark: str) -> str:
 
 
 def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) -> str:
-    """Rows and input-token statistics per config and split, and the histogram's link."""
+    """Rows and input-token statistics per config and split, and the histogram's link.
+
+    A config built without a tokenizer (its build cuts nothing, e.g. LV-Eval without
+    ``max_input_tokens``) has rows but no token counts: its token columns read ``-``, and a note says
+    why and how to get them."""
     if not counts:
-        return "## Statistics\n\nNo config of this repository has token statistics."
-    tokenizers = {(c.tokenizer, c.tokenizer_identity) for c in counts}
+        return "## Statistics\n\nNo config of this repository has statistics."
+    tokenizers = {(c.tokenizer, c.tokenizer_identity) for c in counts if c.splits}
+    uncounted = [c.config for c in counts if set(c.splits) != set(c.rows)]
     header = ["config", "split", "rows", "min tokens", "median tokens", "max tokens"]
-    intro = "Tokens of the `input` column (special tokens included), counted with "
+    intro = []
+    counted = "Tokens of the `input` column (special tokens included), counted with"
     if len(tokenizers) == 1:
         name, identity = next(iter(tokenizers))
-        intro += f"`{name}` (`{identity}`)."
-    else:
-        intro += "each config's tokenizer."
+        intro.append(f"{counted} `{name}` (`{identity}`).")
+    elif tokenizers:
+        intro.append(f"{counted} each config's tokenizer.")
         header.append("tokenizer")
+    if uncounted:
+        intro.append(
+            "Token figures read `-` where the config was built without a tokenizer (its build cuts "
+            "nothing, so none was loaded and the rows carry no counts): "
+            + ", ".join(f"`{c}`" for c in uncounted)
+            + ". Export with a tokenizer (`--tokenizer`) to count them."
+        )
     cut = any(c.max_input_tokens is not None for c in counts)
     if cut:
-        intro += " Configs with a `max_input_tokens` value were built with inputs cut to that many tokens."
+        intro.append("Configs with a `max_input_tokens` value were built with inputs cut to that many.")
         header.append("max_input_tokens")
     rows = []
     for c in counts:
         for s in c.stats():
             row = [f"`{s.config}`", f"`{s.split}`", s.rows, s.min_tokens, s.median_tokens, s.max_tokens]
-            row += [f"`{c.tokenizer}`"] if len(tokenizers) > 1 else []
+            row += [f"`{c.tokenizer}`" if c.splits else "-"] if len(tokenizers) > 1 else []
             row += [c.max_input_tokens if c.max_input_tokens is not None else ""] if cut else []
             rows.append(row)
-    parts = ["## Statistics", intro, markdown_table(header, rows)]
+    parts = ["## Statistics", " ".join(intro), markdown_table(header, rows)]
     if histogram:
-        parts.append(f"![Input tokens per config and split]({histogram})")
-    return "\n\n".join(parts)
+        parts.append(
+            f"![Input tokens per config and split]({histogram})\n\nOne panel per config and split (its own "
+            "row-count axis; a tick under the bars marks each row), on a common token axis."
+        )
+    return "\n\n".join(p for p in parts if p)
 
 
 def usage_section(repo: str, configs: Sequence[str]) -> str:
@@ -209,61 +230,6 @@ def usage_section(repo: str, configs: Sequence[str]) -> str:
             "gives TRL `SFTTrainer` examples in each task's chat or completion mode.",
         ]
     )
-
-
-def require_matplotlib() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise MissingDependencyError(
-            "token-length histograms need matplotlib: pip install 'longbench-suite[cards]' "
-            "(or export with histogram=False / --no-histogram)"
-        ) from None
-
-
-def plot_histogram(counts: Sequence[ConfigCounts], path: str) -> None:
-    """A PNG with one panel per split and one step histogram per config (log-scaled token axis)."""
-    require_matplotlib()
-    import numpy as np
-    from matplotlib import colormaps
-    from matplotlib.figure import Figure
-
-    splits = sorted({s for c in counts for s in c.splits})
-    values = [n for c in counts for v in c.splits.values() for n in v]
-    low, high = max(1, min(values, default=1)), max(values, default=1)
-    bins = np.geomspace(low * 0.95, high * 1.05 + 1, 41)
-    fig = Figure(figsize=(10, 1 + 2.6 * len(splits)), layout="constrained")
-    axes = fig.subplots(len(splits), 1, squeeze=False)[:, 0]
-    # Colour by task, line style by length (config names are "<task>_<length>").
-    parts = {c.config: (c.config.rpartition("_")[0] or c.config, c.config.rpartition("_")[2]) for c in counts}
-    tasks = list(dict.fromkeys(task for task, _ in parts.values()))
-    lengths = list(dict.fromkeys(length for _, length in parts.values()))
-    palette = colormaps["tab10" if len(tasks) <= 10 else "tab20"]
-    styles = ("-", "--", ":", "-.", (0, (1, 4)), (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
-    for ax, split in zip(axes, splits, strict=True):
-        for c in counts:
-            task, length = parts[c.config]
-            if c.splits.get(split):
-                ax.hist(
-                    c.splits[split],
-                    bins=bins,
-                    histtype="step",
-                    color=palette(tasks.index(task) % palette.N),
-                    linestyle=styles[lengths.index(length) % len(styles)],
-                    label=c.config,
-                )
-        ax.set_xscale("log", base=2)
-        ax.set_title(f"{split}", loc="left")
-        ax.set_ylabel("rows")
-    axes[-1].set_xlabel("input tokens")
-    handles, labels = axes[0].get_legend_handles_labels()
-    for ax in axes[1:]:
-        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            if label not in labels:
-                handles.append(h)
-                labels.append(label)
-    fig.legend(handles, labels, loc="outside right upper", fontsize="small", ncols=1 + len(labels) // 24)
-    fig.savefig(path, dpi=90, metadata={"Software": None})
 
 
 def card_benchmark(directory: str) -> str | None:
@@ -318,15 +284,39 @@ def write_card(
     listed = list(MetadataConfigs.from_dataset_card_data(data))
     ordered = [c for c in config_order if c in listed] + sorted(c for c in listed if c not in config_order)
     counts = read_counts(directory, ordered)
+    data["size_categories"] = [size_category(_total_rows(data))]
     written = [README]
     png = None
-    if histogram and counts:
+    if histogram and any(c.splits for c in counts):
         png = histogram_name(benchmark)
-        plot_histogram(counts, os.path.join(directory, png))
+        replace_file(os.path.join(directory, png), lambda path: plot_histogram(counts, path))
         written.append(png)
+    elif os.path.exists(os.path.join(directory, histogram_name(benchmark))):
+        os.remove(os.path.join(directory, histogram_name(benchmark)))
     body = card.text.replace(STATISTICS, statistics_section(counts, png))
     body = body.replace(USAGE, usage_section(repo or "ORG/NAME", ordered))
     if TASKS in body:
         body = body.replace(TASKS, tasks_section(benchmark))
-    DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}").save(readme)
+    card = DatasetCard(f"---\n{data.to_yaml()}\n---\n{body}", ignore_metadata_errors=False)
+    replace_file(readme, card.save)
     return written
+
+
+#: the Hub's ``size_categories`` (``datasets/utils/resources/size_categories.json``), smallest first
+SIZE_CATEGORIES = (
+    "n<1K", "1K<n<10K", "10K<n<100K", "100K<n<1M", "1M<n<10M", "10M<n<100M",
+    "100M<n<1B", "1B<n<10B", "10B<n<100B", "100B<n<1T", "n>1T",
+)  # fmt: skip
+
+
+def size_category(rows: int) -> str:
+    """The Hub's size category of a dataset of ``rows`` rows (all configs and splits)."""
+    index = 0 if rows < 1000 else int(math.log10(rows)) - 2
+    return SIZE_CATEGORIES[min(index, len(SIZE_CATEGORIES) - 1)]
+
+
+def _total_rows(data) -> int:
+    from datasets.info import DatasetInfosDict
+
+    infos = DatasetInfosDict.from_dataset_card_data(data)
+    return sum(split.num_examples for info in infos.values() for split in (info.splits or {}).values())

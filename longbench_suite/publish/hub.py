@@ -12,11 +12,13 @@ The layout is the one ``push_to_hub(config_name=...)`` writes, so plain ``datase
 One directory (Hub repo) holds the configs of one benchmark: its card is that benchmark's card, and
 config names are only unique within a benchmark. Exporting configs of another benchmark into it is an
 error. Exporting into a directory merges: the configs already there stay, re-exported ones are
-replaced whole.
+replaced whole. The directory changes only once everything is written (:mod:`.staging`): a failed
+export leaves it as it was, or absent.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import shutil
 import tempfile
@@ -27,10 +29,11 @@ from huggingface_hub import HfApi
 
 from .. import api, registry
 from .._version import __version__
-from ..errors import SuiteError, UnknownNameError
+from ..errors import OptionError, SuiteError, UnknownNameError
 from ..task import SPLITS
 from ..training.holdout import holdout
 from . import card as cards
+from . import staging
 from .stats import SplitStats
 
 #: the splits an export with a hold-out adds: the two sides of ``dev``
@@ -50,6 +53,20 @@ class ExportResult:
     configs: list[str]
     files: list[str] = field(default_factory=list)
     stats: list[SplitStats] = field(default_factory=list)
+    #: the size in bytes of each of ``files``
+    sizes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class PushResult(ExportResult):
+    """What a push uploaded (or, in a dry run, would upload) and where."""
+
+    url: str = ""
+    commit_message: str = ""
+    #: what the commit deletes: every repo file matching one that the commit does not upload
+    delete_patterns: list[str] = field(default_factory=list)
+    #: the repo files the commit deleted; ``None`` in a dry run, which does not list the repo
+    deletions: list[str] | None = None
 
 
 def _shard_count(dataset, max_shard_size: int | str) -> int:
@@ -81,49 +98,44 @@ def _resolve(configs: Iterable[str]) -> tuple[str, list[str]]:
 
 
 def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict, object, cards.ConfigCounts]:
-    """Write one config's Parquet shards and token counts; returns its YAML entry, info and counts."""
+    """Write one config's Parquet shards and token counts into ``directory/<config>`` (a fresh folder of
+    the export's staging folder); returns its YAML entry, info and counts."""
     import datasets
 
     config = builder.config.name
-    staging = os.path.join(directory, f".{config}.partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    os.makedirs(staging)
-    try:
-        data_files, split_infos, counts, rows = [], [], {}, {}
-        download_size = 0
-        for split in (*SPLITS, *HOLDOUT_SPLITS):
-            if split not in splits:
-                continue
-            dataset = splits[split]
-            shards = _shard_count(dataset, max_shard_size)
-            for index in range(shards):
-                path = os.path.join(staging, f"{split}-{index:05d}-of-{shards:05d}.parquet")
-                dataset.shard(shards, index, contiguous=True).to_parquet(path, batch_size=ROW_GROUP_ROWS)
-                download_size += os.path.getsize(path)
-            data_files.append({"split": split, "path": f"{config}/{split}-*"})
-            split_infos.append(
-                datasets.SplitInfo(name=split, num_bytes=dataset.data.nbytes, num_examples=len(dataset))
-            )
-            counts[split] = dataset["input_tokens"]
-            rows[split] = len(dataset)
-        # The rows carry their token counts under the build's tokenizer; a build that loaded none (LV-Eval
-        # without max_input_tokens) has none to report, and none is loaded for the card.
-        counted_splits = {s: c for s, c in counts.items() if None not in c}
-        tokenizer = builder._tokenizer
-        counted = cards.ConfigCounts(
-            config,
-            tokenizer_label(tokenizer.name) if tokenizer else "none",
-            tokenizer.identity if tokenizer else "-",
-            counted_splits,
-            builder.config.max_input_tokens,
-            rows=rows,
+    folder = os.path.join(directory, config)
+    os.makedirs(folder)
+    data_files, split_infos, counts, rows = [], [], {}, {}
+    download_size = 0
+    for split in (*SPLITS, *HOLDOUT_SPLITS):
+        if split not in splits:
+            continue
+        dataset = splits[split]
+        shards = _shard_count(dataset, max_shard_size)
+        for index in range(shards):
+            path = os.path.join(folder, f"{split}-{index:05d}-of-{shards:05d}.parquet")
+            dataset.shard(shards, index, contiguous=True).to_parquet(path, batch_size=ROW_GROUP_ROWS)
+            download_size += os.path.getsize(path)
+        data_files.append({"split": split, "path": f"{config}/{split}-*"})
+        split_infos.append(
+            datasets.SplitInfo(name=split, num_bytes=dataset.data.nbytes, num_examples=len(dataset))
         )
-        counted.write(os.path.join(staging, cards.TOKEN_COUNTS))
-        final = os.path.join(directory, config)
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(staging, final)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        counts[split] = dataset["input_tokens"]
+        rows[split] = len(dataset)
+    # The rows carry their token counts under the build's tokenizer; a build that loaded none (LV-Eval
+    # without max_input_tokens) has none to report, and none is loaded for the card: its statistics
+    # give the rows only, and say why.
+    counted_splits = {s: c for s, c in counts.items() if None not in c}
+    tokenizer = builder._tokenizer
+    counted = cards.ConfigCounts(
+        config,
+        tokenizer_label(tokenizer.name) if tokenizer else "none",
+        tokenizer.identity if tokenizer else "-",
+        counted_splits,
+        builder.config.max_input_tokens,
+        rows=rows,
+    )
+    counted.write(os.path.join(folder, cards.TOKEN_COUNTS))
     info = datasets.DatasetInfo(
         features=next(iter(splits.values())).features,
         splits=datasets.SplitDict({s.name: s for s in split_infos}),
@@ -159,8 +171,7 @@ def export(
     """
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
-    os.makedirs(output_dir, exist_ok=True)
-    existing = cards.card_benchmark(output_dir)
+    existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
     if existing not in (None, benchmark):
         raise SuiteError(
             f"{output_dir} holds configs of {existing!r}; export {benchmark!r} configs into another "
@@ -180,29 +191,33 @@ def export(
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
-    for builder in builders:
-        splits = api.prepared(builder, None)
-        if holdout_fraction is not None and "dev" in splits:
-            splits = dict(splits)
-            key = builder.config.task.holdout_key
-            for side, name in zip(("train", "valid"), HOLDOUT_SPLITS, strict=True):
-                splits[name] = holdout(splits["dev"], side, holdout_fraction, key)
-        entry, info, counted = _write_config(output_dir, builder, splits, max_shard_size)
-        name = builder.config.name
-        configs_yaml[name], infos[name] = entry, info
-        result.stats += counted.stats()
-        result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(output_dir, name)))
-    order = registry.benchmark(benchmark).config_names
-    result.files += cards.write_card(
-        output_dir, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
-    )
+    with staging.staged(output_dir, leave_out=tuple(names)) as stage:
+        for builder in builders:
+            splits = api.prepared(builder, None)
+            if holdout_fraction is not None and "dev" in splits:
+                splits = dict(splits)
+                key = builder.config.task.holdout_key
+                for side, name in zip(("train", "valid"), HOLDOUT_SPLITS, strict=True):
+                    splits[name] = holdout(splits["dev"], side, holdout_fraction, key)
+            entry, info, counted = _write_config(stage, builder, splits, max_shard_size)
+            name = builder.config.name
+            configs_yaml[name], infos[name] = entry, info
+            result.stats += counted.stats()
+            result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(stage, name)))
+        order = registry.benchmark(benchmark).config_names
+        result.files += cards.write_card(
+            stage, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
+        )
+        result.sizes = {f: os.path.getsize(os.path.join(stage, *f.split("/"))) for f in result.files}
     return result
 
 
-def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> None:
-    """Copy the repo's card and token counts into ``folder``, so the new card keeps every config."""
+def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> list[str]:
+    """Copy the repo's card and token counts into ``folder``, so the new card keeps every config;
+    returns the repo's files."""
     os.makedirs(folder, exist_ok=True)
-    for path in hub.list_repo_files(repo_id, repo_type="dataset", revision=revision):
+    listed = list(hub.list_repo_files(repo_id, repo_type="dataset", revision=revision))
+    for path in listed:
         parts = path.split("/")
         if path == cards.README or (len(parts) == 2 and parts[1] == cards.TOKEN_COUNTS):
             local = hub.hf_hub_download(
@@ -211,6 +226,24 @@ def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scra
             target = os.path.join(folder, *parts)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(local, target)
+    return listed
+
+
+def check_repo_id(repo_id: str) -> None:
+    """Refuse a repo id the Hub would refuse, by ``huggingface_hub``'s own rules, before any build."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo_id)
+    except HFValidationError as exc:
+        raise OptionError(f"repo id {repo_id!r} (--repo-id) is not a Hub repo id: {exc}") from None
+
+
+def repo_url(repo_id: str) -> str:
+    """The repo's page on the Hub this process talks to (``HF_ENDPOINT``, else huggingface.co)."""
+    from huggingface_hub import constants
+
+    return f"{constants.ENDPOINT.rstrip('/')}/datasets/{repo_id}"
 
 
 def push(
@@ -224,33 +257,66 @@ def push(
     dry_run: bool = False,
     output_dir: str | None = None,
     **options,
-) -> ExportResult:
+) -> PushResult:
     """Export ``configs`` and upload them to the Hub dataset repo ``repo_id`` in one commit.
 
     The repo (and branch ``revision``) is created when missing. Its card and token counts are fetched
     first, so configs already in the repo stay listed; the pushed configs' old files are deleted in the
-    same commit. ``token`` defaults to ``HF_TOKEN`` / the saved login and is only handed to
-    ``huggingface_hub``. ``dry_run`` exports (into ``output_dir`` or a temporary directory) without
-    contacting the Hub; ``output_dir`` keeps the uploaded folder. Other options are :func:`export`'s.
+    same commit (``delete_patterns``: every file under ``<config>/`` that the commit does not upload).
+    ``token`` defaults to ``HF_TOKEN`` / the saved login and is only handed to ``huggingface_hub``.
+    ``dry_run`` checks the repo id and exports (into ``output_dir`` or a temporary directory) without
+    contacting the Hub, so the files it lists are those of the pushed configs and a card of those
+    alone, and the deletions are the patterns (the repo's files are not listed); ``output_dir`` keeps
+    the uploaded folder. Other options are :func:`export`'s.
     """
+    check_repo_id(repo_id)
+    benchmark, names = _resolve(configs)  # fail on bad names before touching the Hub
+    message = commit_message or f"Add {', '.join(names)} ({benchmark}, longbench-suite {__version__})"
+    patterns = [f"{config}/*" for config in names]
     with tempfile.TemporaryDirectory(prefix="longbench-suite-push-") as scratch:
         folder = output_dir or os.path.join(scratch, "repo")
         if dry_run:
-            return export(configs, folder, repo_id=repo_id, **options)
-        _resolve(configs)  # fail on bad names before touching the Hub
+            result = export(configs, folder, repo_id=repo_id, **options)
+            return PushResult(
+                **vars(result), url=repo_url(repo_id), commit_message=message, delete_patterns=patterns
+            )
         hub = HfApi(token=token)
         hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         if revision:
             hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        _fetch_card_files(hub, repo_id, revision, folder, os.path.join(scratch, "hub-cache"))
-        result = export(configs, folder, repo_id=repo_id, **options)
+        listed = _fetch_card_files(hub, repo_id, revision, folder, os.path.join(scratch, "hub-cache"))
+        result = _uploads(export(configs, folder, repo_id=repo_id, **options))
+        deletions = [
+            f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
+        ]
         hub.upload_folder(
             repo_id=repo_id,
             repo_type="dataset",
             folder_path=folder,
             revision=revision,
-            commit_message=commit_message
-            or f"Add {', '.join(result.configs)} ({result.benchmark}, longbench-suite {__version__})",
-            delete_patterns=[f"{config}/*" for config in result.configs],
+            commit_message=message,
+            delete_patterns=patterns,
         )
-        return result
+        return PushResult(
+            **vars(result),
+            url=repo_url(repo_id),
+            commit_message=message,
+            delete_patterns=patterns,
+            deletions=deletions,
+        )
+
+
+def _uploads(result: ExportResult) -> ExportResult:
+    """``result`` with ``files``/``sizes`` of everything ``upload_folder`` sends: the whole folder but
+    what ``huggingface_hub`` never commits."""
+    from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
+
+    found = []
+    for current, _, names in os.walk(result.directory):
+        found += [os.path.relpath(os.path.join(current, n), result.directory) for n in names]
+    kept = filter_repo_objects(
+        [f.replace(os.sep, "/") for f in found], ignore_patterns=DEFAULT_IGNORE_PATTERNS
+    )
+    sizes = {f: os.path.getsize(os.path.join(result.directory, *f.split("/"))) for f in sorted(kept)}
+    result.files, result.sizes = list(sizes), sizes
+    return result
