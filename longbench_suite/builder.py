@@ -36,8 +36,11 @@ from .task import Benchmark, BuildEnv, Task
 _PACKAGE_DIR = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 
-#: where a build records, beside its sources' checksums, that ``dev`` was left out and why
-DEV_UNAVAILABLE = "longbench_suite:dev-unavailable"
+
+
+def unavailable_key(split: str) -> str:
+    """Where a build records, beside its sources' checksums, that ``split`` was left out and why."""
+    return f"longbench_suite:{split}-unavailable"
 
 
 class SuiteConfig(datasets.BuilderConfig):
@@ -202,7 +205,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             facts = task.source_facts(length, files)
             self.available_splits = task.splits(length, files)
         dev_sources = task.dev_sources(length) if "dev" in self.available_splits else {}
-        dev_files = self._dev_files(resolver, dev_sources) if dev_sources else None
+        purpose = task.dev_sources_purpose
+        dev_files = self._split_files(resolver, "dev", dev_sources, purpose) if dev_sources else None
         if dev_files is not None:
             files = {**files, **dev_files}
             with forgotten_on_bad_data(files.values()):
@@ -210,11 +214,12 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         num_shards = stream_shards(files) if task.shardable else 1
         streaming = isinstance(dl_manager, StreamingDownloadManager)
         own_sources = task.split_sources(length)
-        own_files = {
-            split: resolver.resolve(own_sources[split])
-            for split in self.available_splits
-            if own_sources.get(split) and not streaming
-        }
+        own_files = {}
+        for split in self.available_splits if not streaming else ():
+            if own_sources.get(split):
+                found = self._split_files(resolver, split, own_sources[split], f"only {split} rows need them")
+                if found is not None:
+                    own_files[split] = found
         # Streaming resolves a split's own sources when that split is read (see _generate_examples).
         self._dl_manager = dl_manager if streaming else None
         recorded = dict(resolver.checksums)
@@ -240,32 +245,33 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             for split in self.available_splits
         ]
 
-    def _dev_files(self, resolver: SourceResolver, dev_sources: dict) -> dict | None:
-        """The sources only ``dev`` reads, or ``None`` where they cannot be had: then there is no ``dev``
-        split (``eval`` never needs them), and the reason is kept for :meth:`missing_split_reason`."""
+    def _split_files(self, resolver: SourceResolver, split: str, sources: dict, purpose: str) -> dict | None:
+        """The sources only ``split`` reads, or ``None`` where they cannot be had: then the build has no
+        ``split`` (the other split never needs them), and the reason is kept for
+        :meth:`missing_split_reason`."""
         where = f"{self.BENCHMARK.name}/{self.config.name}"
         try:
-            dev_files = resolver.resolve(dev_sources)
+            found = resolver.resolve(sources)
         except SourceUnavailableError as exc:
-            self.available_splits = tuple(s for s in self.available_splits if s != "dev")
+            self.available_splits = tuple(s for s in self.available_splits if s != split)
+            others = " and ".join(repr(s) for s in self.available_splits) or "no other split"
             reason = (
-                f"{where} has no 'dev' split in this build: dev also reads "
-                f"{', '.join(s.label for s in dev_sources.values())} "
-                f"({self.config.task.dev_sources_purpose}), and {exc}. 'eval' does not need them; once "
-                "they can be had, rebuild with download_mode='force_redownload'"
+                f"{where} has no {split!r} split in this build: {split} also reads "
+                f"{', '.join(s.label for s in sources.values())} ({purpose}), and {exc}. {others} does not "
+                "need them; once they can be had, rebuild with download_mode='force_redownload'"
             )
             logger.warning(reason)
             self.info.download_checksums = {
                 **(self.info.download_checksums or {}),
-                DEV_UNAVAILABLE: {"reason": reason},
+                unavailable_key(split): {"reason": reason},
             }
             return None
-        logger.info("%s: dev also reads %s", where, ", ".join(ref.label for ref in dev_files.values()))
-        return dev_files
+        logger.info("%s: %s also reads %s", where, split, ", ".join(ref.label for ref in found.values()))
+        return found
 
     def missing_split_reason(self, split: str) -> str:
-        """Why this build has no ``split``: dev sources it could not read, else the task's reason."""
-        recorded = (self.info.download_checksums or {}).get(DEV_UNAVAILABLE) if split == "dev" else None
+        """Why this build has no ``split``: sources of its own it could not read, else the task's reason."""
+        recorded = (self.info.download_checksums or {}).get(unavailable_key(split))
         if recorded:
             return recorded["reason"]
         return self.config.task.missing_split_reason(split, self.config.length, self.info)

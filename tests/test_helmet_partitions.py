@@ -16,7 +16,7 @@ from longbench_suite.benchmarks.helmet import infbench, rag, recall
 from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.benchmarks.helmet.shuffled import RowKey
 from longbench_suite.check import LeakageKeys, check_sizes
-from longbench_suite.errors import SourceError
+from longbench_suite.errors import SourceError, SplitUnavailableError
 from longbench_suite.partition import sampling
 from longbench_suite.partition.leakage import DEFAULT_RULE, LeakageRule
 from longbench_suite.source import mirrored
@@ -143,6 +143,16 @@ def test_dev_streams_without_the_archive_and_eval_names_it(
     assert json.loads(row["metadata"])["keypoints"] == []
     with pytest.raises(SourceError, match=r"data\.tar\.gz is not in the mirror"):
         next(iter(load_dataset("helmet", f"{task}_8k", split="eval", **options)))
+    # prepared too: the build keeps dev and says why it has no eval
+    options["streaming"] = False
+    prepared = load_dataset("helmet", f"{task}_8k", split="dev", **options)
+    assert prepared[0] == row
+    with pytest.raises(
+        SplitUnavailableError,
+        match=rf"helmet/{task}_8k has no 'eval' split in this build: eval also reads .*data\.tar\.gz"
+        r".*is not in the mirror.*'dev' does not need them",
+    ):
+        load_dataset("helmet", f"{task}_8k", split="eval", **options)
 
 
 # -- InfiniteBench Sum: HELMET's rows 51-100 are the first 50 dev rows ----------------------------
