@@ -229,6 +229,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             recorded[key] = {**recorded.get(key, {}), **source_facts}
         if recorded:
             self.info.download_checksums = {**(self.info.download_checksums or {}), **recorded}
+        self._recorded = dict(self.info.download_checksums or {})
         # A list in gen_kwargs is what datasets cuts into shards (streaming, DataLoader workers,
         # split_dataset_by_node); each piece is a contiguous part of the split's row plan.
         return [
@@ -244,6 +245,14 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             )
             for split in self.available_splits
         ]
+
+    def _save_info(self):
+        # datasets before 5.0 replaces download_checksums with its download manager's records once the
+        # splits are written: what this build recorded of its sources goes back in before it is saved.
+        recorded = getattr(self, "_recorded", None)
+        if recorded:
+            self.info.download_checksums = {**(self.info.download_checksums or {}), **recorded}
+        super()._save_info()
 
     def _split_files(self, resolver: SourceResolver, split: str, sources: dict, purpose: str) -> dict | None:
         """The sources only ``split`` reads, or ``None`` where they cannot be had: then the build has no

@@ -647,7 +647,7 @@ TOKENIZER_CONFIG = "tokenizer_config.json"
 
 def _from_hub(repo: str) -> HFTokenizer:
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import LocalEntryNotFoundError, RemoteEntryNotFoundError
+    from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
 
     repo_id, _, revision = repo.partition("@")
     try:
@@ -664,14 +664,14 @@ def _from_hub(repo: str) -> HFTokenizer:
         ) from None
     try:
         config_path = hf_hub_download(repo_id, TOKENIZER_CONFIG, revision=revision or None)
-    except RemoteEntryNotFoundError:  # the repo has none: transformers' defaults apply
-        config_path = None
-    except LocalEntryNotFoundError:
+    except LocalEntryNotFoundError:  # (a kind of EntryNotFoundError, so caught first)
         raise TokenizerLoadError(
             f"tokenizer {repo!r}: its {TOKENIZER_CONFIG} is not in the Hugging Face cache and the Hub is "
             "offline; it decides how the middle cut decodes (clean_up_tokenization_spaces). Fetch it "
             "once online, or give a local folder holding both files: --tokenizer PATH, tokenizer=PATH"
         ) from None
+    except EntryNotFoundError:  # the repo has none: transformers' defaults apply
+        config_path = None
     except Exception as exc:
         raise TokenizerLoadError(
             f"cannot load {TOKENIZER_CONFIG} of tokenizer {repo!r} from the Hugging Face Hub: "

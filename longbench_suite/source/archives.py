@@ -274,8 +274,9 @@ def open_member(location: str, members: Sequence[str], *, label: str, download_c
             for member in members:
                 try:
                     inner = xopen(f"zip://{member}::{location}", "rb", download_config=download_config)
-                except FileNotFoundError as exc:
-                    if exc.args[:1] == (member,):  # the member is missing, not the archive
+                except (FileNotFoundError, KeyError) as exc:
+                    # the member is missing, not the archive (older fsspec lets zipfile's KeyError out)
+                    if isinstance(exc, KeyError) or exc.args[:1] == (member,):
                         continue
                     raise
                 return io.BufferedReader(_Closing(inner, label=label), 1 << 20)
