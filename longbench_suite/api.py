@@ -23,7 +23,7 @@ from .training.holdout import DEFAULT_FRACTION
 
 logger = logging.getLogger("longbench_suite")
 
-_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer")
+_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer", "chat_template")
 
 
 def get_builder(
@@ -36,12 +36,15 @@ def get_builder(
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
+    chat_template=None,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
 
     ``pretruncation_tokenizer`` replaces the tokenizer a task cuts its documents with before rendering
     (HELMET's long-document tasks: ``meta-llama/Llama-2-7b-hf``, whatever ``tokenizer`` is); tasks
-    without that step ignore it.
+    without that step ignore it. ``chat_template`` fits chat-mode rows under a chat template, as HELMET
+    fits chat prompts (``"tokenizer"``: the tokenizer's own; a built-in name, a file or Jinja text;
+    :mod:`longbench_suite.fit.chat`).
     """
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
@@ -54,6 +57,7 @@ def get_builder(
         data_dir=os.path.abspath(data_dir) if data_dir else None,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        chat_template=chat_template,
     )
 
 
@@ -139,6 +143,7 @@ def load_dataset(
     format: str | None = None,
     chat: bool | None = None,
     pretruncation_tokenizer=None,
+    chat_template=None,
     holdout: str | None = None,
     holdout_fraction: float = DEFAULT_FRACTION,
     over_length: str = "truncate",
@@ -161,7 +166,9 @@ def load_dataset(
       part of every split's rows (``datasets``' own multiprocessing over the builder's shards); the rows
       are the same as with one process;
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
-      (:mod:`longbench_suite.training`; ``chat`` forces a mode).
+      (:mod:`longbench_suite.training`; ``chat`` forces a mode);
+    - ``chat_template=`` (HELMET) fits each chat-mode row's user turn under that chat template, as
+      HELMET does, so the user turn is HELMET's chat prompt for it (see :func:`get_builder`).
     """
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
@@ -179,6 +186,7 @@ def load_dataset(
             cache_dir=cache_dir,
             max_input_tokens=max_input_tokens,
             pretruncation_tokenizer=pretruncation_tokenizer,
+            chat_template=chat_template,
             num_proc=num_proc,
             **views,
             **kwargs,
@@ -192,7 +200,9 @@ def load_dataset(
         given = {
             k: v
             for k, v in zip(
-                _OPTIONS, (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer), strict=True
+                _OPTIONS,
+                (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer, chat_template),
+                strict=True,
             )
             if v is not None
         }
@@ -224,6 +234,7 @@ def load_dataset(
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        chat_template=chat_template,
     )
     check_splits(builder, split)
     check_num_proc(num_proc)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import datasets
 
+from .fit.chat import ChatTemplate
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .generation import GREEDY, Generation
@@ -44,6 +45,8 @@ class BuildEnv:
     pretruncation_tokenizer: TokenCounter | None = None
     #: a directory for results derived from the sources (see :mod:`longbench_suite.memo`); ``None``: none
     cache_root: str | None = None
+    #: the chat template chat-mode user turns are fitted under (``chat_template=``); ``None``: none
+    chat_template: ChatTemplate | None = None
 
 
 class Task(ABC):
