@@ -22,8 +22,10 @@ from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.benchmarks.helmet import samples
 from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.benchmarks.helmet.samples import archive as samples_archive
+from longbench_suite.check import LeakageKeys, check, check_split
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.chat import ChatTemplateError, load_chat_template
+from longbench_suite.fit.rules import chat_budget
 from longbench_suite.source import mirrored
 from longbench_suite.synthetic import tar_gz_bytes, write_to_mirror
 from longbench_suite.training import training_format
@@ -121,6 +123,7 @@ def test_recorded_runs_cut_rows_under_both_templates():
     assert cut == {(t, f"alce_{k}") for t in recorder.TEMPLATES for k in recorder.KINDS}
 
 
+@pytest.mark.slow
 def test_a_named_template_gives_the_tokenizers_rows(chat_mirror, chat_tokenizers, llama2_tokenizer, tmp_path):
     """The built-in ``chatml`` (a plain tokenizer.json, no config) and a given tokenizer_config.json fit
     the same rows as the tokenizer's own template, under their own names."""
@@ -143,6 +146,7 @@ def test_a_named_template_gives_the_tokenizers_rows(chat_mirror, chat_tokenizers
     assert named.chat_template.identity.startswith("chatml@")
 
 
+@pytest.mark.slow
 def test_without_a_template_rows_stay_completion_fitted(
     chat_mirror, chat_tokenizers, llama2_tokenizer, tmp_path
 ):
@@ -190,3 +194,53 @@ def test_chat_template_errors_name_the_option(llama2_tokenizer, tmp_path):
         get_builder("alce_asqa_8k", tokenizer=llama2_tokenizer, chat_template="no-such-template")
     with pytest.raises(OptionError, match="chat_template"):
         load_dataset("longbench", "qasper_4k", chat_template="chatml")
+
+
+def test_check_counts_the_templated_user_turn(chat_mirror, chat_tokenizers, tmp_path):
+    """``check`` holds a chat build to its template: HELMET's ChatML cut (+1 token on most rows) passes
+    within the single-cut tolerance; rows checked against another template are reported."""
+    builder = _build(chat_mirror, chat_tokenizers["chatml"], str(tmp_path), "alce_qampari_8k", 2450)
+    report = check([builder])
+    assert [v for v in report.violations if v.check == "budget"] == []
+    run = next(r for r in RECORDED["runs"] if (r["template"], r["max_input_tokens"]) == ("chatml", 2450))
+    result = next(s for s in report.splits if s.split == "eval")
+    assert result.max_tokens == max(r["prompt_tokens"] for r in run["rows"]) > run["budget"]
+    assert result.budget.tolerance > 0 and "chatml" in result.budget.rule
+
+    other = load_chat_template("tokenizer", chat_tokenizers["llama-2-chat"])
+    task = builder.config.task
+    budget = chat_budget(task.budget_rule("8k", 1000), other)
+    _, found = check_split(
+        "helmet/alce_qampari_8k",
+        "eval",
+        builder.as_dataset(split="eval"),
+        task,
+        budget,
+        builder.tokenizer,
+        LeakageKeys(),
+        chat=other,
+    )
+    messages = " ".join(v.message for v in found)
+    assert "100 of 100 chat-mode rows were not fitted under" in messages
+    assert "100 of 100 inputs exceed 1000 tokens" in messages
+
+
+def test_export_records_the_template(chat_mirror, chat_tokenizers, tmp_path):
+    from longbench_suite.publish.hub import export
+
+    folder = chat_tokenizers["llama-2-chat"]
+    export(
+        ["helmet/alce_asqa_8k"],
+        str(tmp_path / "out"),
+        tokenizer=folder,
+        mirror=chat_mirror,
+        cache_dir=str(tmp_path / "cache"),
+        max_input_tokens=2750,
+        chat_template="tokenizer",
+        histogram=False,
+    )
+    identity = load_chat_template("tokenizer", folder).identity
+    card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert f"`{identity}`" in card
+    exported = load_dataset("parquet", data_files=str(tmp_path / "out" / "alce_asqa_8k" / "eval-*.parquet"))
+    assert set(exported["train"]["chat_template"]) == {identity}

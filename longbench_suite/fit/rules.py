@@ -60,6 +60,11 @@ def check_max_input_tokens(value: object) -> None:
         )
 
 
+def chat_budget(budget: InputBudget, chat: ChatTemplate) -> InputBudget:
+    """What a user turn templated by ``chat`` fits: the same budget, with HELMET's single-cut tolerance."""
+    return InputBudget(budget.tokens, f"{budget.rule}, templated by {chat.identity}", SINGLE_CUT_TOLERANCE)
+
+
 def user_budget(max_input_tokens: int, tolerance: int = 0, rule: str = "max_input_tokens") -> InputBudget:
     return InputBudget(max_input_tokens, rule=rule, tolerance=tolerance)
 
@@ -111,7 +116,7 @@ class Fit(ABC):
 class CutContextTail(Fit):
     """HELMET's model-side fit: the completion-mode prompt within ``max_length − max_new_tokens``; or,
     given a chat template, the user turn rendered with it (and counted without added special tokens),
-    cut once, exactly as HELMET fits chat-mode prompts (:meth:`chat_budget`). ``input`` is the user
+    cut once, exactly as HELMET fits chat-mode prompts (:func:`chat_budget`). ``input`` is the user
     turn plus the suffix either way."""
 
     fits_chat_templates = True
@@ -120,13 +125,6 @@ class CutContextTail(Fit):
         if max_input_tokens is not None:
             return user_budget(max_input_tokens)
         return InputBudget(task.window(length) - task.max_new_tokens, rule="max_length − max_new_tokens")
-
-    @staticmethod
-    def chat_budget(budget: InputBudget, chat: ChatTemplate) -> InputBudget:
-        """What a chat-templated prompt fits: the same budget, with HELMET's single-cut tolerance."""
-        return InputBudget(
-            budget.tokens, f"{budget.rule}, templated by {chat.identity}, cut once", SINGLE_CUT_TOLERANCE
-        )
 
     def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         def render(context: str) -> str:
