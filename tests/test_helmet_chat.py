@@ -1,6 +1,7 @@
 """HELMET chat-mode prompts fitted under a chat template (``docs/helmet.md`` §1.4, ``chat_template=``).
 
-Parity: ``tests/upstream/helmet_chat/alce.json`` holds HELMET's own chat-mode prompts (``load_data`` +
+Parity (``tests/upstream/README.md``): ``helmet_chat/longdoc.json`` holds HELMET's ``tokenize`` of the
+long-document tasks' fields; ``helmet_chat/alce.json`` holds HELMET's own chat-mode prompts (``load_data`` +
 ``model_utils.tokenize`` with ``use_chat_template=True``, run at 4526dfb with transformers 4.46 by
 ``tests/upstream/record_helmet_chat.py``) for ALCE ASQA and QAMPARI (the HELMET tasks whose configs
 use the chat template and whose source is the data archive), under a Llama-2-chat and a ChatML
@@ -244,3 +245,35 @@ def test_export_records_the_template(chat_mirror, chat_tokenizers, tmp_path):
     assert f"`{identity}`" in card
     exported = load_dataset("parquet", data_files=str(tmp_path / "out" / "alce_asqa_8k" / "eval-*.parquet"))
     assert set(exported["train"]["chat_template"]) == {identity}
+
+
+# -- the long-document chat-mode tasks (NarrativeQA, InfiniteBench, Multi-LexSum) -------------------
+
+with open(os.path.join(UPSTREAM, "longdoc.json"), encoding="utf-8") as _f:
+    LONGDOC = json.load(_f)
+
+
+@pytest.fixture(scope="module")
+def demo_samples(tmp_path_factory) -> str:
+    root = str(tmp_path_factory.mktemp("helmet-demo"))
+    samples.write_samples(root, samples.DEMO)
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("template", recorder.TEMPLATES)
+def test_long_document_user_turns_are_helmets(demo_samples, chat_tokenizers, template):
+    """Every long-document chat task at 8k, at HELMET's own budget and at one that cuts every row."""
+    runs = [r for r in LONGDOC["runs"] if r["template"] == template]
+    assert {r["config"] for r in runs} == set(recorder.LONGDOC)
+    assert sum(x["truncated"] for r in runs for x in r["rows"]) >= 140
+    for run in runs:
+        rows = recorder.longdoc_rows(
+            demo_samples, chat_tokenizers[template], run["config"], run["max_input_tokens"], "tokenizer"
+        )
+        expected = run["rows"]
+        assert [r["query_id"] for r in rows] == [x["query_id"] for x in expected], run["config"]
+        users = [r["input"][: len(r["input"]) - len(r["answer_prefix"])] for r in rows]
+        assert [_sha(u) for u in users] == [x["user_sha256"] for x in expected], run["config"]
+        assert [r["input_tokens"] for r in rows] == [x["prompt_tokens"] for x in expected]
+        assert [r["input_truncated"] for r in rows] == [x["truncated"] for x in expected]
