@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import shutil
 
 import pytest
@@ -277,3 +278,23 @@ def test_long_document_user_turns_are_helmets(demo_samples, chat_tokenizers, tem
         assert [_sha(u) for u in users] == [x["user_sha256"] for x in expected], run["config"]
         assert [r["input_tokens"] for r in rows] == [x["prompt_tokens"] for x in expected]
         assert [r["input_truncated"] for r in rows] == [x["truncated"] for x in expected]
+
+
+@pytest.mark.slow
+def test_rows_are_the_same_in_two_processes(chat_mirror, chat_tokenizers, tmp_path):
+    """The template crosses into worker processes (it pickles without its compiled form), and a build in
+    two processes gives the rows of one."""
+    one = _build(chat_mirror, chat_tokenizers["chatml"], str(tmp_path / "one"), "alce_asqa_8k", 2750)
+    two = get_builder(
+        "alce_asqa_8k",
+        tokenizer=chat_tokenizers["chatml"],
+        mirror=chat_mirror,
+        cache_dir=str(tmp_path / "two"),
+        max_input_tokens=2750,
+        chat_template="tokenizer",
+    )
+    copy = pickle.loads(pickle.dumps(two.chat_template))
+    assert copy.identity == two.chat_template.identity and copy.render("x") == two.chat_template.render("x")
+    prepare([two], num_proc=2)
+    for split in ("dev", "eval"):
+        assert two.as_dataset(split=split).to_list() == one.as_dataset(split=split).to_list()

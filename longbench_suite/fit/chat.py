@@ -120,6 +120,14 @@ class ChatTemplate:
             )
         return compiled
 
+    def __getstate__(self) -> dict:
+        # The compiled template does not pickle; worker processes compile their own.
+        return {"name": self.name, "template": self.template, "variables": dict(self.variables)}
+
+    def __setstate__(self, state: dict) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
     def validate(self) -> ChatTemplate:
         """Compile the template now, so a bad one fails before anything is built."""
         self._compiled  # noqa: B018
