@@ -23,7 +23,7 @@ from .training.holdout import DEFAULT_FRACTION
 
 logger = logging.getLogger("longbench_suite")
 
-_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer")
+_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer", "chat_template")
 
 
 def get_builder(
@@ -37,12 +37,15 @@ def get_builder(
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
     generate: dict | None = None,
+    chat_template=None,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
 
     ``pretruncation_tokenizer`` replaces the tokenizer a task cuts its documents with before rendering
     (HELMET's long-document tasks: ``meta-llama/Llama-2-7b-hf``, whatever ``tokenizer`` is); tasks
-    without that step ignore it.
+    without that step ignore it. ``chat_template`` fits chat-mode rows under a chat template, as HELMET
+    fits chat prompts (``"tokenizer"``: the tokenizer's own; a built-in name, a file or Jinja text;
+    :mod:`longbench_suite.fit.chat`).
     """
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
@@ -56,6 +59,7 @@ def get_builder(
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
         generate=dict(generate) if generate else None,
+        chat_template=chat_template,
     )
 
 
@@ -141,6 +145,7 @@ def load_dataset(
     format: str | None = None,
     chat: bool | None = None,
     pretruncation_tokenizer=None,
+    chat_template=None,
     holdout: str | None = None,
     holdout_fraction: float = DEFAULT_FRACTION,
     over_length: str = "truncate",
@@ -166,7 +171,9 @@ def load_dataset(
     - ``generate={"seed": 7, "rows": 1000, ...}`` sets the options of a generator config (HELMET's
       ``gen_*`` tasks, ``docs/generate.md``);
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
-      (:mod:`longbench_suite.training`; ``chat`` forces a mode).
+      (:mod:`longbench_suite.training`; ``chat`` forces a mode);
+    - ``chat_template=`` (HELMET) fits each chat-mode row's user turn under that chat template, as
+      HELMET does, so the user turn is HELMET's chat prompt for it (see :func:`get_builder`).
     """
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
@@ -184,6 +191,7 @@ def load_dataset(
             cache_dir=cache_dir,
             max_input_tokens=max_input_tokens,
             pretruncation_tokenizer=pretruncation_tokenizer,
+            chat_template=chat_template,
             num_proc=num_proc,
             generate=generate,
             **views,
@@ -198,7 +206,9 @@ def load_dataset(
         given = {
             k: v
             for k, v in zip(
-                _OPTIONS, (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer), strict=True
+                _OPTIONS,
+                (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer, chat_template),
+                strict=True,
             )
             if v is not None
         }
@@ -231,6 +241,7 @@ def load_dataset(
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
         generate=generate,
+        chat_template=chat_template,
     )
     check_splits(builder, split)
     check_num_proc(num_proc)

@@ -23,13 +23,14 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError, SourceError, SourceUnavailableError, TokenizerLoadError
+from .errors import DataFormatError, OptionError, SourceError, SourceUnavailableError, TokenizerLoadError
+from .fit.chat import ChatTemplate, load_chat_template
 from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
 from .instance import Plan
 from .memo import Memo
 from .partition.shards import Shards, stream_shards
-from .row import make_row
+from .row import CHAT_TEMPLATE_COLUMN, make_row
 from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget
 from .task import Benchmark, BuildEnv, Task
 
@@ -129,13 +130,15 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         config_name = kwargs.get("config_name")
         tokenizer_spec = kwargs.pop("tokenizer", None)
         pretruncation_spec = kwargs.pop("pretruncation_tokenizer", None)
+        chat_spec = kwargs.pop("chat_template", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         if task is not None:
             task.check_generate(kwargs.get("generate"))
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
-        needed = task is None or tokenizer_spec is not None
+        needed = task is None or tokenizer_spec is not None or chat_spec is not None
         needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
         self._tokenizer_spec = spec
+        self._chat_template = self._load_chat_template(chat_spec, task, spec)
         self._tokenizer = load_tokenizer(spec) if spec and needed else None
         self._pretruncation = _pretruncation_tokenizer(task, pretruncation_spec)
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
@@ -145,9 +148,28 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             identity = self._tokenizer.identity if self._tokenizer else "-"
             if self._pretruncation is not None:
                 identity += f"|pretruncation:{self._pretruncation.identity}"
+            if self._chat_template is not None:
+                identity += f"|chat:{self._chat_template.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
+
+    def _load_chat_template(self, spec, task: Task | None, tokenizer_spec) -> ChatTemplate | None:
+        """The chat template chat-mode rows are fitted under (``chat_template=``), or ``None``."""
+        if spec is None:
+            return None
+        where = f"{self.BENCHMARK.name}/{task.name}" if task else self.BENCHMARK.name
+        if CHAT_TEMPLATE_COLUMN not in self.BENCHMARK.features or (task and not task.fit.fits_chat_templates):
+            raise OptionError(
+                f"chat_template= does not apply to {where}: its prompts are not fitted under a chat "
+                "template (HELMET's are)"
+            )
+        return load_chat_template(spec, tokenizer_spec)
+
+    @property
+    def chat_template(self) -> ChatTemplate | None:
+        """The chat template this build fits chat-mode rows under (``None``: none)."""
+        return self._chat_template
 
     # -- datasets hooks -----------------------------------------------------------------------
 
@@ -326,6 +348,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             pretruncation_tokenizer=self._pretruncation,
             cache_root=self.source_cache_root(),
             generate=self.config.generate,
+            chat_template=self._chat_template,
         )
 
     def split_plan(self, split: str, dl_manager) -> Plan:
@@ -361,6 +384,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
                 env.tokenizer,
                 budget,
                 what=f"{env.config_name} ({instance.query_id})",
+                chat=env.chat_template if task.use_chat_template else None,
             )
             row = make_row(
                 task,
@@ -370,6 +394,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
                 max_length=task.max_length(env.length),
                 input_budget=budget.tokens if budget else None,
                 input_truncated=fitted.truncated,
+                chat_template=fitted.chat_template,
                 schema=schema,
                 declared_columns=self.BENCHMARK.declared_columns,
             )

@@ -10,7 +10,9 @@ read back in batches and checked against their task's declarations:
   ``check`` reads from the split's plan, computed from the sources again;
 * **empty** — no value of :attr:`Task.nonempty_columns` is empty (``""``, whitespace only, ``[]``);
 * **budget** — every ``input`` fits :meth:`Task.budget_rule` under the config's tokenizer, special
-  tokens included (no tokenizer is loaded for a config without a budget);
+  tokens included (no tokenizer is loaded for a config without a budget); in a build with a chat
+  template, a chat-mode row's user turn rendered with it fits, within HELMET's single-cut tolerance,
+  and the row names that template;
 * **leakage** — no ``dev`` row shares a key of :meth:`Task.leakage_keys` (the task's
   :attr:`Task.leakage` rule: ``query_id``, the normalised question, or what else the task declares)
   with an ``eval`` row of the same task, at any of the checked lengths: give every length of a task (or
@@ -32,11 +34,14 @@ from dataclasses import dataclass, field, replace
 
 from . import api, registry
 from .errors import UnknownNameError
-from .fit.rules import InputBudget
+from .fit.chat import ChatTemplate
+from .fit.rules import InputBudget, chat_budget
 from .publish.stats import format_table
+from .row import CHAT_TEMPLATE_COLUMN
 from .source import MIRROR_ENV
 from .source.manifest import read_manifest
 from .task import Task
+from .training.formats import user_turn
 
 #: rows (or keys) named in one violation before the rest are only counted
 EXAMPLES = 5
@@ -198,18 +203,31 @@ def check_split(
     leakage: LeakageKeys,
     expected: int | None = None,
     batch_size: int = 64,
+    chat: ChatTemplate | None = None,
 ) -> tuple[SplitResult, list[Violation]]:
-    """Read one built split in batches: empty values, inputs over budget, leakage keys."""
+    """Read one built split in batches: empty values, inputs over budget, leakage keys.
+
+    With ``chat`` (a build's chat template, for a chat-mode task) the budget is that of the user turn
+    rendered with it, and every row must say it was fitted under it.
+    """
     where = f"{config} {split}"
     columns = set(dataset.column_names)
     nonempty = [c for c in task.nonempty_columns if c in columns]
     keyed = [c for c in dict.fromkeys([*task.leakage_columns, *task.leakage.columns]) if c in columns]
     truncated = "input_truncated" in columns
+    chat_columns = ["answer_prefix", CHAT_TEMPLATE_COLUMN] if chat and budget else []
     wanted = sorted(
-        {*nonempty, *keyed, *(["input"] if budget else []), *(["input_truncated"] if truncated else [])}
+        {
+            *nonempty,
+            *keyed,
+            *(["input"] if budget else []),
+            *(["input_truncated"] if truncated else []),
+            *chat_columns,
+        }
     )
     empty: dict[str, list[str]] = defaultdict(list)
     over: list[str] = []
+    unfitted: list[str] = []
     max_tokens = None
     over_length = 0 if truncated else None
     row = 0
@@ -221,7 +239,18 @@ def check_split(
             empty[name] += [str(row + i) for i, v in enumerate(batch[name]) if is_empty(v)]
         for i in range(n):
             leakage.add(task.leakage_keys({c: batch[c][i] for c in keyed}), split, config.split("/", 1)[1])
-        if budget:
+        if budget and chat:
+            unfitted += [
+                str(row + i) for i, t in enumerate(batch[CHAT_TEMPLATE_COLUMN]) if t != chat.identity
+            ]
+            prompts = [
+                chat.render(user_turn({"input": t, "answer_prefix": p}))
+                for t, p in zip(batch["input"], batch["answer_prefix"], strict=True)
+            ]
+            counts = counter.count_batch(prompts, special=False)
+            max_tokens = max([*counts, max_tokens or 0])
+            over += [f"row {row + i} ({c})" for i, c in enumerate(counts) if c > budget.limit]
+        elif budget:
             counts = counter.count_batch(batch["input"])
             max_tokens = max([*counts, max_tokens or 0])
             over += [f"row {row + i} ({c})" for i, c in enumerate(counts) if c > budget.limit]
@@ -231,6 +260,15 @@ def check_split(
         for name, rows in empty.items()
         if rows
     ]
+    if unfitted:
+        found.append(
+            Violation(
+                "budget",
+                where,
+                f"{len(unfitted)} of {row} chat-mode rows were not fitted under the build's chat template "
+                f"{chat.identity}: rows {_examples(unfitted)}",
+            )
+        )
     if over:
         limit = f"{budget.tokens} tokens" + (f" + {budget.tolerance} tolerance" if budget.tolerance else "")
         found.append(
@@ -262,6 +300,9 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
         actual = {s: len(d) for s, d in splits.items()}
         report.violations += check_sizes(qualified, expected, actual, counts, fixer)
         budget = task.budget_rule(length, builder.config.max_input_tokens)
+        chat = builder.chat_template if task.use_chat_template else None
+        if budget and chat:
+            budget = chat_budget(budget, chat)
         counter = builder.tokenizer if budget else None
         # Read as few rows at a time as the benchmark writes (LV-Eval's 256k rows are MBs each).
         rows_per_batch = min(batch_size, builder.BENCHMARK.writer_batch_size or batch_size)
@@ -276,6 +317,7 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 leakage[f"{builder.BENCHMARK.name}/{task.name}"],
                 expected=expected[split] - counts.get(split, 0) if split in expected else None,
                 batch_size=rows_per_batch,
+                chat=chat,
             )
             report.splits.append(replace(result, dropped=counts.get(split)))
             report.violations += found

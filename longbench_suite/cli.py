@@ -29,6 +29,11 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--max-input-tokens", type=int, help="cut every input to this many tokens")
     parser.add_argument(
+        "--chat-template",
+        help="fit chat-mode rows under this chat template, as HELMET does: 'tokenizer' (the tokenizer's "
+        "own), a built-in name (llama-2-chat, chatml), a .jinja file or a tokenizer_config.json",
+    )
+    parser.add_argument(
         "--cache-dir", help="datasets cache directory (default: the Hugging Face datasets cache)"
     )
 
@@ -287,7 +292,15 @@ def _remote(source):
 
 def _source_kwargs(args) -> dict:
     """What ``_source_options`` parsed, as ``get_builder`` keywords."""
-    names = ("tokenizer", "mirror", "data_dir", "cache_dir", "max_input_tokens", "pretruncation_tokenizer")
+    names = (
+        "tokenizer",
+        "mirror",
+        "data_dir",
+        "cache_dir",
+        "max_input_tokens",
+        "pretruncation_tokenizer",
+        "chat_template",
+    )
     return {name: getattr(args, name) for name in names}
 
 

@@ -35,6 +35,11 @@ COMMON_FEATURES = {
 }
 
 
+#: The column of a benchmark whose fit can follow a chat template (HELMET): the identity of the template
+#: a chat-mode row's user turn was fitted under, null where the completion prompt was fitted.
+CHAT_TEMPLATE_COLUMN = "chat_template"
+
+
 def features(**benchmark_specific: datasets.features.FeatureType) -> datasets.Features:
     """The common columns followed by a benchmark's own."""
     return datasets.Features({**COMMON_FEATURES, **benchmark_specific})
@@ -54,6 +59,7 @@ def make_row(
     input_budget: int | None,
     input_truncated: bool,
     schema: datasets.Features,
+    chat_template: str | None = None,
     declared_columns: Mapping[str, str],
 ) -> dict[str, Any]:
     """The row of one instance; ``declared_columns`` maps a column to the task field that fills it."""
@@ -70,6 +76,10 @@ def make_row(
         "use_chat_template": task.use_chat_template,
         "answer_prefix": answer_prefix,
     }
+    if CHAT_TEMPLATE_COLUMN in schema:
+        row[CHAT_TEMPLATE_COLUMN] = chat_template
+    elif chat_template is not None:
+        raise RowAssemblyError(f"{task.name}: a chat template was given, but the schema has no column for it")
     for column, attribute in declared_columns.items():
         if column in schema:
             row[column] = getattr(task, attribute)

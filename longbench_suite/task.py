@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 import datasets
 
 from .errors import OptionError
+from .fit.chat import ChatTemplate
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .generation import GREEDY, Generation
@@ -47,6 +48,8 @@ class BuildEnv:
     cache_root: str | None = None
     #: the user's generator options (seed, rows, ...) for tasks that generate their rows
     generate: Mapping[str, Any] | None = None
+    #: the chat template chat-mode user turns are fitted under (``chat_template=``); ``None``: none
+    chat_template: ChatTemplate | None = None
 
 
 class Task(ABC):

@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import OptionError, SuiteError
 from ..render import PromptTemplate
+from .chat import ChatTemplate
 from .tokenizers import TokenCounter
-from .truncation import MIDDLE_CUT_TOLERANCE, fit_by_cutting_context, keep_middle
+from .truncation import MIDDLE_CUT_TOLERANCE, SINGLE_CUT_TOLERANCE, fit_by_cutting_context, keep_middle
 
 if TYPE_CHECKING:
     from ..task import Task
@@ -59,6 +60,11 @@ def check_max_input_tokens(value: object) -> None:
         )
 
 
+def chat_budget(budget: InputBudget, chat: ChatTemplate) -> InputBudget:
+    """What a user turn templated by ``chat`` fits: the same budget, with HELMET's single-cut tolerance."""
+    return InputBudget(budget.tokens, f"{budget.rule}, templated by {chat.identity}", SINGLE_CUT_TOLERANCE)
+
+
 def user_budget(max_input_tokens: int, tolerance: int = 0, rule: str = "max_input_tokens") -> InputBudget:
     return InputBudget(max_input_tokens, rule=rule, tolerance=tolerance)
 
@@ -67,17 +73,23 @@ def user_budget(max_input_tokens: int, tolerance: int = 0, rule: str = "max_inpu
 class Fitted:
     """A fitted prompt: the ``input`` column, what completion mode appended (``answer_prefix``), the
     template fields it was rendered from (``context`` as cut), its token count when the fit made it
-    (``None``: not counted), and whether the fit cut anything (the row's ``input_truncated``)."""
+    (``None``: not counted), whether the fit cut anything (the row's ``input_truncated``), and the
+    identity of the chat template the user turn was fitted under (``None``: the completion prompt was).
+    With a chat template, ``tokens`` counts the templated prompt."""
 
     prompt: str
     answer_prefix: str
     fields: Mapping[str, Any]
     tokens: int | None = None
     truncated: bool = False
+    chat_template: str | None = None
 
 
 class Fit(ABC):
-    """A task's fitting rule."""
+    """A task's fitting rule; ``fits_chat_templates``: it can fit a chat-mode user turn under a chat
+    template (``apply(..., chat=...)``)."""
+
+    fits_chat_templates = False
 
     @abstractmethod
     def budget(self, task: Task, length: str, max_input_tokens: int | None) -> InputBudget | None:
@@ -91,8 +103,10 @@ class Fit(ABC):
         tokenizer: TokenCounter | None,
         budget: InputBudget | None,
         what: str,
+        chat: ChatTemplate | None = None,
     ) -> Fitted:
-        """Render ``fields`` and fit the prompt to ``budget`` (``what`` names the row in errors)."""
+        """Render ``fields`` and fit the prompt to ``budget`` (``what`` names the row in errors); with
+        ``chat`` (only where :attr:`fits_chat_templates`), fit the templated user turn instead."""
 
     def needs_tokenizer(self, task: Task, length: str, max_input_tokens: int | None) -> bool:
         return self.budget(task, length, max_input_tokens) is not None
@@ -100,22 +114,36 @@ class Fit(ABC):
 
 @dataclass(frozen=True)
 class CutContextTail(Fit):
-    """HELMET's model-side fit: the completion-mode prompt within ``max_length − max_new_tokens``."""
+    """HELMET's model-side fit: the completion-mode prompt within ``max_length − max_new_tokens``; or,
+    given a chat template, the user turn rendered with it (and counted without added special tokens),
+    cut once, exactly as HELMET fits chat-mode prompts (:func:`chat_budget`). ``input`` is the user
+    turn plus the suffix either way."""
+
+    fits_chat_templates = True
 
     def budget(self, task: Task, length: str, max_input_tokens: int | None) -> InputBudget:
         if max_input_tokens is not None:
             return user_budget(max_input_tokens)
         return InputBudget(task.window(length) - task.max_new_tokens, rule="max_length − max_new_tokens")
 
-    def apply(self, template, fields, tokenizer, budget, what) -> Fitted:
+    def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         def render(context: str) -> str:
+            if chat is not None:
+                return chat.render(template.render_user({**fields, "context": context}))
             return template.render_completion({**fields, "context": context})
 
         whole = str(fields["context"])
-        prompt, context, tokens = fit_by_cutting_context(render, whole, tokenizer, budget.tokens, what=what)
+        _, context, tokens = fit_by_cutting_context(
+            render, whole, tokenizer, budget.tokens, what=what, special=chat is None, once=chat is not None
+        )
         fitted = {**fields, "context": context}
         return Fitted(
-            prompt, template.render_suffix(fitted), fitted, tokens, truncated=len(context) < len(whole)
+            template.render_completion(fitted),
+            template.render_suffix(fitted),
+            fitted,
+            tokens,
+            truncated=len(context) < len(whole),
+            chat_template=chat.identity if chat is not None else None,
         )
 
 
@@ -136,7 +164,7 @@ class CutMiddle(Fit):
         tokens = self.budgets.get(length) if self.budgets else None
         return None if tokens is None else InputBudget(tokens, self.rule, MIDDLE_CUT_TOLERANCE)
 
-    def apply(self, template, fields, tokenizer, budget, what) -> Fitted:
+    def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         whole = template.render_user(fields)
         prompt = whole if budget is None else keep_middle(whole, tokenizer, budget.tokens)
         truncated = prompt is not whole and prompt != whole
@@ -154,5 +182,5 @@ class NoCut(Fit):
             raise SuiteError(f"{task.benchmark_name}/{task.config_name(length)}: {self.reason}")
         return None
 
-    def apply(self, template, fields, tokenizer, budget, what) -> Fitted:
+    def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         return Fitted(template.render_user(fields), template.render_suffix(fields), fields)

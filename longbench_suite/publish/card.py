@@ -56,6 +56,8 @@ class ConfigCounts:
     max_input_tokens: int | None = None
     #: rows per split, counted or not (a split built without a tokenizer has rows but no counts)
     rows: Mapping[str, int] = field(default_factory=dict)
+    #: the chat template the config's chat-mode rows were fitted under (``chat_template=``), if any
+    chat_template: str | None = None
 
     def stats(self) -> list[SplitStats]:
         names = list(dict.fromkeys([*self.rows, *self.splits]))
@@ -74,6 +76,7 @@ class ConfigCounts:
             "splits": {split: list(counts) for split, counts in self.splits.items()},
             "max_input_tokens": self.max_input_tokens,
             "rows": dict(self.rows),
+            "chat_template": self.chat_template,
         }
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
@@ -91,6 +94,7 @@ class ConfigCounts:
                 data["splits"],
                 data.get("max_input_tokens"),
                 data.get("rows") or {split: len(counts) for split, counts in data["splits"].items()},
+                data.get("chat_template"),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
@@ -196,12 +200,20 @@ def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) ->
     if cut:
         intro.append("Configs with a `max_input_tokens` value were built with inputs cut to that many.")
         header.append("max_input_tokens")
+    chat = any(c.chat_template is not None for c in counts)
+    if chat:
+        intro += (
+            " Configs with a `chat_template` value were built with each chat-mode row's user turn "
+            "fitted under that chat template, and their counts are of the templated prompt."
+        )
+        header.append("chat_template")
     rows = []
     for c in counts:
         for s in c.stats():
             row = [f"`{s.config}`", f"`{s.split}`", s.rows, s.min_tokens, s.median_tokens, s.max_tokens]
             row += [f"`{c.tokenizer}`" if c.splits else "-"] if len(tokenizers) > 1 else []
             row += [c.max_input_tokens if c.max_input_tokens is not None else ""] if cut else []
+            row += [f"`{c.chat_template}`" if c.chat_template else ""] if chat else []
             rows.append(row)
     parts = ["## Statistics", " ".join(intro), markdown_table(header, rows)]
     if histogram:

@@ -134,6 +134,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         counted_splits,
         builder.config.max_input_tokens,
         rows=rows,
+        chat_template=builder.chat_template.identity if builder.chat_template else None,
     )
     counted.write(os.path.join(folder, cards.TOKEN_COUNTS))
     info = datasets.DatasetInfo(
@@ -155,6 +156,7 @@ def export(
     cache_dir: str | None = None,
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
+    chat_template=None,
     max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
     histogram: bool = True,
     repo_id: str | None = None,
@@ -186,6 +188,7 @@ def export(
         cache_dir=cache_dir,
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
+        chat_template=chat_template,
     )
     builders = [api.get_builder(f"{benchmark}/{name}", **options) for name in names]
     api.prepare(builders, num_proc=num_proc)

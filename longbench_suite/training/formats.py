@@ -21,6 +21,8 @@ SEP is one space when ``input`` ends in a non-space character and ``output`` sta
 (``"…\\nAnswer:" + " " + "Paris"``, as upstream's demonstrations are written), else nothing.
 
 A dataset has one mode (a column has one type): the rows' own, or ``chat=True``/``False`` for all.
+Rows fitted under a chat template (a ``chat_template`` value: the user turn is HELMET's chat prompt for
+it) cannot be put in completion mode: their ``input`` was not fitted as a completion prompt.
 Rows whose mode differs from the dataset's raise :class:`~longbench_suite.errors.DataFormatError`.
 Works on ``Dataset``, ``IterableDataset`` (lazily, shards kept) and their dicts.
 """
@@ -136,6 +138,11 @@ def training_format(
                 f"row {row.get('query_id')!r} is in {'chat' if row['use_chat_template'] else 'completion'} "
                 f"mode, the dataset in {'chat' if chat else 'completion'} mode; pass chat=True or "
                 "chat=False to put every row in one mode"
+            )
+        if not chat and row.get("chat_template"):
+            raise DataFormatError(
+                f"row {row.get('query_id')!r} was fitted under the chat template {row['chat_template']}, "
+                "so its input is no completion-mode prompt; use chat mode, or build without chat_template"
             )
         return convert(row, format, chat)
 

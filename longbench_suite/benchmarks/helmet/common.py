@@ -50,6 +50,7 @@ FEATURES = features(
     depth=datasets.Value("float64"),
     positive_ctxs=PASSAGE,
     metadata=datasets.Value("large_string"),
+    chat_template=datasets.Value("string"),
 )
 
 

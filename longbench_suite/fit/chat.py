@@ -1,0 +1,239 @@
+"""Chat templates: the Jinja template that turns one user turn into a chat model's prompt.
+
+A :class:`ChatTemplate` renders ``[{"role": "user", "content": USER}]`` with a generation prompt and
+no system message, as ``transformers``' ``apply_chat_template`` renders it (``docs/helmet.md`` §1.3):
+a sandboxed ``jinja2`` environment with ``trim_blocks`` and ``lstrip_blocks``, loop controls, a
+``tojson`` filter that does not escape HTML, ``raise_exception``, and the tokenizer's special tokens
+(``bos_token``, ``eos_token``, …) as variables. :func:`load_chat_template` reads a template from:
+
+- ``"tokenizer"``: the ``chat_template`` of the ``tokenizer_config.json`` beside the build's
+  tokenizer (a local folder or ``tokenizer.json``, or a Hub repo);
+- a built-in name (:data:`BUILTIN`, the files in ``chat_templates/``);
+- a ``.jinja`` file, a ``tokenizer_config.json`` or a folder holding one;
+- the Jinja text itself (anything containing ``{{`` or ``{%``).
+
+Special tokens come from the tokenizer's ``tokenizer_config.json`` (and from the template's own,
+when it is one); a template that uses a variable neither supplies is refused, so nothing renders as
+an empty string by accident.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import MissingDependencyError, OptionError
+
+_SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
+_BUILTIN_DIR = Path(__file__).resolve().parent / "chat_templates"
+#: the templates this library ships, by name: ``chat_template="llama-2-chat"``
+BUILTIN = {path.stem: path for path in sorted(_BUILTIN_DIR.glob("*.jinja"))}
+TOKENIZER_CONFIG = "tokenizer_config.json"
+
+
+class ChatTemplateError(OptionError):
+    """A chat template that cannot be read or rendered."""
+
+
+def _jinja():
+    try:
+        import jinja2
+        import jinja2.ext
+        from jinja2.sandbox import ImmutableSandboxedEnvironment
+    except ImportError:
+        raise MissingDependencyError(
+            "chat_template= renders Jinja templates and needs jinja2: pip install 'longbench-suite[chat]'"
+        ) from None
+    return jinja2, ImmutableSandboxedEnvironment
+
+
+def _token_text(value: object) -> str | None:
+    """A special token as ``tokenizer_config.json`` writes it: a string or an ``AddedToken`` dict."""
+    if isinstance(value, dict):
+        value = value.get("content")
+    return value if isinstance(value, str) else None
+
+
+def special_tokens(config: Mapping) -> dict[str, str]:
+    """The special tokens a ``tokenizer_config.json`` names, as template variables."""
+    tokens = {key: _token_text(config.get(key)) for key in _SPECIAL_KEYS}
+    found = {key: text for key, text in tokens.items() if text is not None}
+    extra = config.get("additional_special_tokens")
+    if isinstance(extra, list):
+        found["additional_special_tokens"] = [t for t in map(_token_text, extra) if t is not None]
+    return found
+
+
+@dataclass(frozen=True)
+class ChatTemplate:
+    """A Jinja chat template and the special tokens it is rendered with; ``name`` says where it came from."""
+
+    name: str
+    template: str
+    variables: Mapping[str, object] = field(default_factory=dict)
+
+    @cached_property
+    def identity(self) -> str:
+        """``<name>@<digest>``: what rows record; the digest covers the template and its variables."""
+        text = json.dumps([self.template, dict(sorted(self.variables.items()))], ensure_ascii=False)
+        return f"{self.name}@{hashlib.sha256(text.encode('utf-8')).hexdigest()[:16]}"
+
+    @cached_property
+    def _compiled(self):
+        jinja2, environment = _jinja()
+
+        def raise_exception(message: str):
+            raise jinja2.exceptions.TemplateError(message)
+
+        def tojson(x, ensure_ascii=False, indent=None, separators=None, sort_keys=False):
+            return json.dumps(
+                x, ensure_ascii=ensure_ascii, indent=indent, separators=separators, sort_keys=sort_keys
+            )
+
+        def strftime_now(format: str):
+            raise ChatTemplateError(
+                f"chat template {self.name!r} puts today's date into the prompt (strftime_now), so its rows "
+                "would change from day to day; give a template without it"
+            )
+
+        env = environment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
+        env.filters["tojson"] = tojson
+        env.globals.update(raise_exception=raise_exception, strftime_now=strftime_now)
+        try:
+            parsed = env.parse(self.template)
+            compiled = env.from_string(self.template)
+        except jinja2.exceptions.TemplateError as exc:
+            raise ChatTemplateError(f"chat template {self.name!r} is not valid Jinja: {exc}") from None
+        from jinja2 import meta
+
+        used = meta.find_undeclared_variables(parsed)
+        unknown = sorted(used & {*_SPECIAL_KEYS, "additional_special_tokens"} - set(self.variables))
+        if unknown:
+            raise ChatTemplateError(
+                f"chat template {self.name!r} uses {', '.join(unknown)}, which the tokenizer's "
+                f"{TOKENIZER_CONFIG} does not define; give the tokenizer folder that holds it"
+            )
+        return compiled
+
+    def __getstate__(self) -> dict:
+        # The compiled template does not pickle; worker processes compile their own.
+        return {"name": self.name, "template": self.template, "variables": dict(self.variables)}
+
+    def __setstate__(self, state: dict) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+
+    def validate(self) -> ChatTemplate:
+        """Compile the template now, so a bad one fails before anything is built."""
+        self._compiled  # noqa: B018
+        return self
+
+    def render(self, user: str) -> str:
+        """The prompt of one user turn, with the generation prompt and no system message."""
+        compiled = self._compiled
+        jinja2, _ = _jinja()
+        try:
+            return compiled.render(
+                messages=[{"role": "user", "content": user}],
+                tools=None,
+                documents=None,
+                add_generation_prompt=True,
+                **self.variables,
+            )
+        except jinja2.exceptions.TemplateError as exc:
+            raise ChatTemplateError(f"chat template {self.name!r} refused a user turn: {exc}") from None
+
+
+def _read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ChatTemplateError(f"cannot read {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise ChatTemplateError(f"{path} is not a JSON object")
+    return data
+
+
+def _template_of_config(config: Mapping, where: str) -> str:
+    """The ``chat_template`` field: a string, or the ``default`` of a list of named templates."""
+    value = config.get("chat_template")
+    if isinstance(value, list):
+        named = {t.get("name"): t.get("template") for t in value if isinstance(t, dict)}
+        value = named.get("default")
+    if not isinstance(value, str) or not value.strip():
+        raise ChatTemplateError(f"{where} has no chat_template (a string, or a list with a 'default' one)")
+    return value
+
+
+def tokenizer_config_path(tokenizer_spec: object) -> str | None:
+    """The ``tokenizer_config.json`` of a tokenizer given as a folder, a ``tokenizer.json`` or a Hub repo."""
+    if not isinstance(tokenizer_spec, str):
+        return None
+    if os.path.isdir(tokenizer_spec):
+        path = os.path.join(tokenizer_spec, TOKENIZER_CONFIG)
+        return path if os.path.isfile(path) else None
+    if os.path.isfile(tokenizer_spec):
+        path = os.path.join(os.path.dirname(os.path.abspath(tokenizer_spec)), TOKENIZER_CONFIG)
+        return path if os.path.isfile(path) else None
+    if "/" in tokenizer_spec and not tokenizer_spec.startswith((".", "/")):
+        from huggingface_hub import hf_hub_download
+
+        repo_id, _, revision = tokenizer_spec.partition("@")
+        try:
+            return hf_hub_download(repo_id, TOKENIZER_CONFIG, revision=revision or None)
+        except Exception as exc:
+            raise ChatTemplateError(
+                f"cannot read {TOKENIZER_CONFIG} of tokenizer {tokenizer_spec!r}: "
+                f"{exc.__class__.__name__}: {exc}"
+            ) from None
+    return None
+
+
+def load_chat_template(spec: str | ChatTemplate, tokenizer_spec: object = None) -> ChatTemplate:
+    """The template ``spec`` names (see the module docstring), with the tokenizer's special tokens,
+    compiled and checked."""
+    return (spec if isinstance(spec, ChatTemplate) else _read_template(spec, tokenizer_spec)).validate()
+
+
+def _read_template(spec: str, tokenizer_spec: object) -> ChatTemplate:
+    if not isinstance(spec, str) or not spec.strip():
+        raise ChatTemplateError(f"chat_template must be a name, a path or Jinja text, got {spec!r}")
+    config_path = tokenizer_config_path(tokenizer_spec)
+    variables = special_tokens(_read_json(config_path)) if config_path else {}
+    if spec == "tokenizer":
+        if config_path is None:
+            raise ChatTemplateError(
+                f"chat_template='tokenizer' reads the {TOKENIZER_CONFIG} beside the tokenizer, and tokenizer "
+                f"{tokenizer_spec!r} has none; give tokenizer=FOLDER holding it, or a template"
+            )
+        config = _read_json(config_path)
+        return ChatTemplate(
+            f"tokenizer:{os.path.basename(os.path.dirname(config_path))}",
+            _template_of_config(config, config_path),
+            variables,
+        )
+    if "{{" in spec or "{%" in spec:
+        return ChatTemplate("jinja", spec, variables)
+    if spec in BUILTIN:
+        return ChatTemplate(spec, BUILTIN[spec].read_text(encoding="utf-8"), variables)
+    path = os.path.join(spec, TOKENIZER_CONFIG) if os.path.isdir(spec) else spec
+    if not os.path.isfile(path):
+        raise ChatTemplateError(
+            f"chat_template {spec!r} is not 'tokenizer', a built-in template ({', '.join(BUILTIN)}), "
+            f"an existing .jinja file, {TOKENIZER_CONFIG} or folder, or Jinja text"
+        )
+    name = (
+        Path(path).stem
+        if path.endswith(".jinja")
+        else os.path.basename(os.path.dirname(os.path.abspath(path)))
+    )
+    if path.endswith(".json"):
+        config = _read_json(path)
+        return ChatTemplate(name, _template_of_config(config, path), {**variables, **special_tokens(config)})
+    return ChatTemplate(name, Path(path).read_text(encoding="utf-8"), variables)
