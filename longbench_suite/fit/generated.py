@@ -26,7 +26,7 @@ class FitsByConstruction(CutContextTail):
     """HELMET's budget (``max_length − max_new_tokens``, or the user's ``max_input_tokens``), met by the
     generator itself: the prompt is taken as made, never cut, and its exact count kept."""
 
-    def apply(self, template, fields: Mapping[str, Any], tokenizer, budget, what) -> Fitted:
+    def apply(self, template, fields: Mapping[str, Any], tokenizer, budget, what, chat=None) -> Fitted:
         made: GeneratedPrompt = fields[PROMPT_FIELD]
         if budget is not None and made.tokens > budget.limit:
             raise RuntimeError(f"{what}: a generated prompt of {made.tokens} tokens exceeds {budget.tokens}")
