@@ -145,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--nli-model", help="seq2seq NLI model for HELMET's citation metrics (google/t5_xxl_true_nli_mixture)"
     )
+    p.add_argument("--nli-endpoint", help="an OpenAI-compatible completions server running the NLI model")
     _source_options(p)
 
     p = commands.add_parser(
@@ -188,6 +189,7 @@ def _parser() -> argparse.ArgumentParser:
         "--judge-endpoint", help="with --score: an OpenAI-compatible server for the judge (default: OpenAI)"
     )
     p.add_argument("--nli-model", help="with --score: seq2seq NLI model for HELMET's citation metrics")
+    p.add_argument("--nli-endpoint", help="with --score: an OpenAI-compatible server running the NLI model")
     _source_options(p)
 
     p = commands.add_parser(
@@ -366,7 +368,7 @@ def _cmd_score(args) -> int:
         given = f"{len(args.configs)} CONFIG but {len(args.predictions)} --predictions files"
         raise SystemExit(f"longbench-suite score: {given}; give one predictions file per config")
     records = [read_predictions(path) for path in args.predictions]  # bad files fail before any build
-    judges: Judges = judges_from(args.judge_model, args.nli_model)
+    judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
     builders = _prepared_builders(args)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
@@ -405,7 +407,13 @@ def _cmd_predict(args) -> int:
     from .predict import predict
 
     judge_key = args.api_key if args.judge_endpoint else None  # never send a local server's key to OpenAI
-    judges = judges_from(args.judge_model, args.nli_model, endpoint=args.judge_endpoint, api_key=judge_key)
+    judges = judges_from(
+        args.judge_model,
+        args.nli_model,
+        endpoint=args.judge_endpoint,
+        api_key=judge_key,
+        nli_endpoint=args.nli_endpoint,
+    )
     try:
         run = _run_predict(args, predict, judges)
     except KeyboardInterrupt:

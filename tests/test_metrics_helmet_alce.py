@@ -212,3 +212,31 @@ def test_t5_judge_feeds_the_true_format_and_reads_1_as_entailed():
     assert judge("doc", "it holds") is True
     assert judge("doc", "it fails") is False
     assert tokenizer.texts == ["premise: doc hypothesis: it holds", "premise: doc hypothesis: it fails"]
+
+
+def test_an_nli_judge_at_an_openai_compatible_endpoint_scores_as_the_local_one():
+    """The T5 judge's exact prompt and decision rule, sent to a completions server (loopback fake)."""
+    pytest.importorskip("openai")
+    from longbench_suite.metrics import Judges
+    from longbench_suite.metrics.report import judges_from
+    from tests.support.fake_openai import FakeOpenAI
+
+    local = FakeNLI()
+    premise_of = re.compile(r"^premise: (.*) hypothesis: (.*)$", re.S)
+
+    def serve(prompt: str) -> str:
+        premise, hypothesis = premise_of.match(prompt).groups()
+        return "1" if local(premise, hypothesis) else "0"
+
+    row = alce_row("alce_asqa", {"qa_pairs": [{"short_answers": ["Paris"]}, {"short_answers": ["330"]}]})
+    outputs = ["The tower is in Paris [1].\n\nIt is 330 metres tall [3].", "It is 330 metres tall [2]."]
+    with FakeOpenAI(serve) as server:
+        judges = judges_from(None, "google/t5_xxl_true_nli_mixture", nli_endpoint=server.url)
+        remote = score_task("helmet", "alce_asqa", [row, row], outputs, judges=judges)
+        requests = [r["body"] for r in server.requests]
+    expected = score_task("helmet", "alce_asqa", [row, row], outputs, judges=Judges(nli=FakeNLI()))
+    assert remote.headline == expected.headline and remote.headline["citation_rec"] is not None
+    assert {r["path"] for r in server.requests} == {"/v1/completions"}
+    assert all(r["max_tokens"] == 10 and r["temperature"] == 0.0 for r in requests)
+    assert all(r["model"] == "google/t5_xxl_true_nli_mixture" for r in requests)
+    assert requests[0]["prompt"].startswith("premise: ") and " hypothesis: " in requests[0]["prompt"]

@@ -17,14 +17,17 @@ def judges_from(
     *,
     endpoint: str | None = None,
     api_key: str | None = None,
+    nli_endpoint: str | None = None,
 ) -> Judges:
     """The CLI's judges: a chat model (OpenAI's, or any OpenAI-compatible server's at ``endpoint``),
-    and a seq2seq NLI model loaded on first use."""
+    and a seq2seq NLI model, loaded on first use or served at ``nli_endpoint``."""
     from ..benchmarks.helmet.judge import OpenAIJudge
-    from ..benchmarks.helmet.metrics_alce import T5NLIJudge
+    from ..benchmarks.helmet.metrics_alce import AUTOAIS_MODEL, EndpointNLIJudge, T5NLIJudge
 
     nli = None
-    if nli_model:
+    if nli_endpoint:
+        nli = EndpointNLIJudge(model=nli_model or AUTOAIS_MODEL, base_url=nli_endpoint, api_key=api_key)
+    elif nli_model:
         loaded: list[T5NLIJudge] = []
 
         def nli(premise: str, hypothesis: str) -> bool:

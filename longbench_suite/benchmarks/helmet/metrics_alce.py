@@ -14,6 +14,7 @@ import collections
 import contextlib
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import cache
 
 from longbench_suite.errors import DataFormatError
@@ -220,6 +221,27 @@ class T5NLIJudge:
         with _inference_mode():
             outputs = self.model.generate(input_ids, max_new_tokens=10)
         return self.tokenizer.decode(outputs[0], skip_special_tokens=True) == "1"
+
+
+@dataclass
+class EndpointNLIJudge:
+    """The same judge served behind an OpenAI-compatible completions endpoint (TGI, vLLM, ...): the
+    prompt ``"premise: {P} hypothesis: {H}"``, greedy, at most 10 new tokens, and entailed exactly when
+    the completion is ``"1"``, as :class:`T5NLIJudge` decides it."""
+
+    model: str
+    base_url: str
+    api_key: str | None = None
+    client: object = None
+
+    def __call__(self, premise: str, hypothesis: str) -> bool:
+        if self.client is None:
+            openai = optional_import("openai", "openai", "an NLI judge at an endpoint")
+            self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "EMPTY")
+        response = self.client.completions.create(
+            model=self.model, prompt=nli_input(premise, hypothesis), max_tokens=10, temperature=0.0
+        )
+        return response.choices[0].text == "1"
 
 
 def _inference_mode():
