@@ -234,3 +234,29 @@ def test_streaming_reads_members_without_writing(tmp_path, helmet_http):
     first = next(iter_jsonl(ref))[1]
     assert {"question", "answers", "ctxs"} <= set(first)
     assert not (tmp_path / "cache").exists()
+
+
+def test_an_archive_pass_says_what_it_reads(tmp_path, caplog):
+    import io
+    import logging
+    import tarfile
+
+    from longbench_suite.source import archives
+
+    path = tmp_path / "data.tar.gz"
+    with tarfile.open(path, "w:gz") as tar:
+        for i in range(2):
+            info = tarfile.TarInfo(f"data/f{i}.txt")
+            info.size = 5
+            tar.addfile(info, io.BytesIO(b"hello"))
+    with caplog.at_level(logging.INFO, logger="longbench_suite.source.archives"):
+        archives.locate_members(
+            str(path), {"x": ["data/f1.txt"]}, cache_root=str(tmp_path), label="A/data.tar.gz"
+        )
+        archives.locate_members(
+            str(path), {"y": ["data/f0.txt"]}, cache_root=str(tmp_path), label="A/data.tar.gz"
+        )
+    assert [r.getMessage() for r in caplog.records] == [
+        "reading A/data.tar.gz for 1 member(s), to its end (first pass)",
+        "reading A/data.tar.gz for 1 member(s)",
+    ]

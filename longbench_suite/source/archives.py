@@ -23,6 +23,7 @@ import difflib
 import gzip
 import hashlib
 import io
+import logging
 import lzma
 import os
 import shutil
@@ -162,11 +163,19 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
         return found
     needed = {m for alternatives in missing.values() for m in alternatives}
     verified = os.path.exists(checked)
+    logger.info(
+        "reading %s for %d member(s)%s", label, len(missing), "" if verified else ", to its end (first pass)"
+    )
     seen: list[str] = []
     try:
-        with _decompressed(path) as raw, tarfile.open(fileobj=raw, mode="r|") as stream:
+        with (
+            _decompressed(path) as raw,
+            tarfile.open(fileobj=raw, mode="r|") as stream,
+            _pass_progress(path, label) as progress,
+        ):
             for info in stream:
                 seen.append(info.name)
+                progress.update(info.offset_data + info.size - progress.n)
                 if info.name in needed and info.isreg():
                     _copy_member(stream, info, _dest_path(dest, info.name))
                     for name in [n for n, alts in missing.items() if info.name in alts]:
@@ -190,6 +199,25 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
         raise SourceError(_missing_message(label, next(iter(missing.values())), seen))
     return found
 
+
+#: archives at least this large show a progress bar while they are read (HELMET's is 11.3 GB)
+PROGRESS_MIN_BYTES = 64 << 20
+
+
+def _pass_progress(path: str, label: str):
+    """A bar over the bytes of tar stream read (``datasets``' own bars: silenced with theirs)."""
+    from datasets.utils import tqdm
+
+    name = label.rsplit("/", 1)[-1]
+    return tqdm(
+        unit="B",
+        unit_scale=True,
+        desc=f"Reading {name} (members this build needs)",
+        disable=os.path.getsize(path) < PROGRESS_MIN_BYTES or None,
+    )
+
+
+logger = logging.getLogger(__name__)
 
 # Each opener takes the path; gzip goes through the fastest installed backend (``gzipfast``).
 _MAGIC = {b"\x1f\x8b": gzipfast.open_gzip, b"BZh": bz2.BZ2File, b"\xfd7zXZ\x00": lzma.LZMAFile}
