@@ -23,7 +23,14 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError, SourceError, SourceUnavailableError, TokenizerLoadError
+from .errors import (
+    DataFormatError,
+    MissingDependencyError,
+    OptionError,
+    SourceUnavailableError,
+    TokenizerLoadError,
+    local_cause,
+)
 from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
 from .instance import Plan
@@ -280,13 +287,13 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             for row in self._rows(task, instances, env, budget, schema):
                 yield Key(min(shards), count), row
                 count += 1
-        if items is not None and count != len(items):
-            raise RuntimeError(f"{where}: the task built {count} instances for {len(items)} planned rows")
-        if items is None and count == 0:
-            raise DataFormatError(
-                f"{where}: the {split!r} split came out empty; "
-                f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
-            )
+            if items is not None and count != len(items):
+                raise RuntimeError(f"{where}: the task built {count} instances for {len(items)} planned rows")
+            if items is None and count == 0:
+                raise DataFormatError(
+                    f"{where}: the {split!r} split came out empty; "
+                    f"the sources ({', '.join(f.label for f in files.values())}) hold no rows for it"
+                )
 
     def build_env(self) -> BuildEnv:
         return BuildEnv(
@@ -402,14 +409,23 @@ def mirror_identity(mirror: str | None) -> str | None:
 
 @contextlib.contextmanager
 def forgotten_on_bad_data(files: Iterable[FileRef]) -> Iterator[None]:
-    """When reading the files fails on their bytes (malformed records, a corrupt archive, a missing
-    member), delete the downloads and member copies they came from, so the next build fetches them
-    again instead of trusting them (a mirror may be fixed in between)."""
+    """When reading the files fails — on their bytes (malformed records, a corrupt archive, a missing
+    member, a split that comes out empty or short) or on anything else that is not a local cause —
+    delete the downloads and member copies they came from, so the next build fetches them again
+    instead of trusting them (a mirror may be fixed in between)."""
     try:
         yield
-    except (DataFormatError, SourceError):
-        forget(files)
+    except Exception as exc:
+        if not _local_or_unavailable(exc):
+            forget(files)
         raise
+
+
+def _local_or_unavailable(exc: Exception) -> bool:
+    """A failure that says nothing about the bytes read: a file that cannot be had, a missing package,
+    a tokenizer or option, a full disk or a missing permission."""
+    not_content = (SourceUnavailableError, MissingDependencyError, TokenizerLoadError, OptionError)
+    return isinstance(exc, not_content) or local_cause(exc) is not None
 
 
 def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:

@@ -20,6 +20,7 @@ benchmark's own layout (``test_lveval.py``, ``test_adaleval.py``, ``test_records
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -45,6 +46,7 @@ from longbench_suite.errors import (
     MissingDependencyError,
     SourceError,
     SplitUnavailableError,
+    StorageError,
     SuiteError,
     TokenizerLoadError,
     UnknownNameError,
@@ -162,6 +164,7 @@ class Case:
     error: type[SuiteError]
     names: str  # what the one-line message must say (a regex)
     streaming: bool = False  # break a streamed read instead of a prepared build
+    keeps_download: bool = False  # a local cause: the (good) download must still be in the cache
 
 
 def _unparseable_tokenizer(b: Broken) -> None:
@@ -193,6 +196,16 @@ def _without_aiohttp(b: Broken) -> None:
             b.patch.delitem(registry, protocol)
     b.patch.setitem(sys.modules, "fsspec.implementations.http", None)
     b.patch.setitem(sys.modules, "aiohttp", None)
+
+
+def _question_not_a_string(data: bytes) -> bytes:
+    record = json.loads(data.split(b"\n")[0])
+    record["question"] = ["not", "a", "string"]
+    return replace_line(data, 1, json.dumps(record).encode())
+
+
+def _disk_full(stream, info, target) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device", target)
 
 
 def _lone_surrogate_line(data: bytes) -> bytes:
@@ -271,6 +284,19 @@ CASES = {
         SourceError,
         rf"cannot read data/kilt/\S+ in {TAR_NAME}: ConnectionError",
         streaming=True,
+    ),
+    "tar-question-not-a-string": Case(
+        HELMET,
+        lambda b: b.edit_member(TAR, TAR_MEMBER, _question_not_a_string),
+        DataFormatError,
+        rf"{re.escape(TAR_MEMBER)} in {TAR_NAME}, line 1: field 'question' must be",
+    ),
+    "tar-disk-full-copying-members": Case(
+        HELMET,
+        lambda b: b.patch.setattr("longbench_suite.source.archives._copy_member", _disk_full),
+        StorageError,
+        rf"cannot copy members of {TAR_NAME} into \S+: .*No space left on device.*; the download is kept",
+        keeps_download=True,
     ),
     "tokenizer-unparseable": Case(
         HELMET,
@@ -372,6 +398,18 @@ CASES = {
         lambda b: b.serve(JSON, cut_after=2000, no_length=True),
         DataFormatError,
         rf"{JSON_NAME}, line \d+: malformed JSON .*; the file ends inside the JSON array \(truncated\?\)",
+    ),
+    "json-empty-array": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: b"[]"),
+        DataFormatError,
+        r"adaleval/bestanswer_1k: the 'eval' split came out empty; the sources \(" + JSON_NAME,
+    ),
+    "json-empty-body": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: b""),
+        DataFormatError,
+        JSON_NAME,
     ),
     "json-cut-off-streamed": Case(
         ADA,
@@ -476,6 +514,14 @@ def test_fault(case, pristine, clean_rows, tiny_tokenizer, cl100k, quick_retries
         message = str(raised.value)
         assert "\n" not in message and re.search(case.names, message), message
         assert trusted_leftovers(cache, good) == []
+        if case.keeps_download:
+            downloads = os.path.join(cache, "downloads")
+            kept = [
+                n
+                for n in os.listdir(downloads)
+                if "." not in n and os.path.isfile(os.path.join(downloads, n))
+            ]
+            assert kept, "a download was deleted for a local cause"
         if case.streaming:
             assert not os.path.exists(os.path.join(cache, "downloads")), "streaming downloaded something"
 

@@ -31,7 +31,7 @@ import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 
-from ..errors import MissingDependencyError, SourceError, describe
+from ..errors import MissingDependencyError, SourceError, StorageError, describe, local_cause
 from . import gzipfast
 
 VERIFIED_SUFFIX = ".sha256-verified"
@@ -180,6 +180,11 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
                     pass
     except _CORRUPTION as exc:
         shutil.rmtree(dest, ignore_errors=True)
+        if local_cause(exc):  # a full disk or a read-only cache: the archive itself is fine
+            raise StorageError(
+                f"cannot copy members of {label} into {cache_root}: {describe(exc)}; the download is "
+                "kept: free space (or make the cache writable) and run again"
+            ) from None
         with contextlib.suppress(OSError):
             os.remove(checked)
         raise CorruptArchiveError(f"archive {label} is corrupt or truncated: {describe(exc)}") from None
