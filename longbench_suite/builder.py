@@ -27,6 +27,7 @@ from .errors import (
     DataFormatError,
     MissingDependencyError,
     OptionError,
+    SourceError,
     SourceUnavailableError,
     TokenizerLoadError,
     local_cause,
@@ -37,7 +38,7 @@ from .instance import Plan
 from .memo import Memo
 from .partition.shards import Shards, stream_shards
 from .row import make_row
-from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget
+from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget, local_identity
 from .task import Benchmark, BuildEnv, Task
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -144,6 +145,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             if self._pretruncation is not None:
                 identity += f"|pretruncation:{self._pretruncation.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
+            identity += f"|local:{_local_sources_identity(task, length, kwargs)}"
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
 
@@ -395,6 +397,23 @@ def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:
             f"{exc} — this is the pre-truncation tokenizer of {task.name}; pass "
             "pretruncation_tokenizer=PATH (--pretruncation-tokenizer) to use a local copy"
         ) from None
+
+
+def _local_sources_identity(task: Task | None, length: str | None, options: dict) -> str:
+    """Size and mtime of the local files (``data_dir``, a mirror directory) a config reads, so that an
+    edited file rebuilds; ``-`` where it reads none (downloads are keyed by the download cache)."""
+    if task is None or not (options.get("data_dir") or options.get("mirror")):
+        return "-"
+    sources = {**task.sources(length), **task.dev_sources(length)}
+    for split, split_sources in task.split_sources(length).items():
+        sources.update({f"{split}/{name}": source for name, source in split_sources.items()})
+    try:
+        resolver = SourceResolver(
+            None, cache_root="", mirror=options.get("mirror"), data_dir=options.get("data_dir")
+        )
+    except SourceError:  # a missing mirror or data_dir: the build will say so
+        return "-"
+    return local_identity(resolver.local_files(sources))
 
 
 def mirror_identity(mirror: str | None) -> str | None:

@@ -258,6 +258,23 @@ class SourceResolver:
             return self.data_file if archive or same_name else None
         return self._find_in_data_dir([self._url_path(remote)])
 
+    def local_files(self, sources: Mapping[str, Source]) -> list[str]:
+        """The files of ``data_dir`` or a local mirror that resolving ``sources`` would read (nothing
+        for a remote mirror or canonical URLs, whose downloads the ``datasets`` cache keys)."""
+        found = []
+        for source in sources.values():
+            remote = source if isinstance(source, RemoteFile) else source.archive
+            path = None
+            if self.data_dir:
+                if isinstance(source, Member):
+                    path = self._find_in_data_dir(source.paths)
+                path = path or self._remote_in_data_dir(remote, archive=isinstance(source, Member))
+            elif self.mirror and not self.mirror.startswith(("http://", "https://")):
+                path = mirrored(remote.url, self.mirror)
+            if path and os.path.isfile(path):
+                found.append(os.path.abspath(path))
+        return sorted(set(found))
+
     # -- downloads -------------------------------------------------------------------------------
 
     def _fetch(self, remote: RemoteFile, archive: bool = False) -> str:
@@ -380,6 +397,16 @@ class SourceResolver:
             )
             for name, (path, inner) in found.items()
         }
+
+
+def local_identity(paths: Iterable[str]) -> str:
+    """A digest of local files by path, size and modification time (as ``datasets`` keys local data
+    files): an edited mirror or ``data_dir`` file gives a new build."""
+    h = hashlib.sha256()
+    for path in paths:
+        stat = os.stat(path)
+        h.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
 
 
 def source_digest(sources: Mapping[str, Source]) -> str:
