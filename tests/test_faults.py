@@ -52,7 +52,7 @@ from longbench_suite.errors import (
     UnknownNameError,
 )
 from longbench_suite.fit import tokenizers
-from longbench_suite.source import mirrored
+from longbench_suite.source import download, mirrored
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
@@ -499,6 +499,7 @@ def quick_retries(monkeypatch):
         ("STREAMING_OPEN_RETRY_INTERVAL", 0),
     ):
         monkeypatch.setattr(datasets.config, name, value)
+    monkeypatch.setattr(download, "BACKOFF", (0.0, 0.0))
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
@@ -539,7 +540,7 @@ def test_fault(case, pristine, clean_rows, tiny_tokenizer, cl100k, quick_retries
 CHILD = textwrap.dedent(
     """
     import os, sys, time
-    import datasets.arrow_writer, datasets.utils.file_utils, shutil
+    import datasets.arrow_writer, shutil
     from longbench_suite import load_dataset
 
     bench, name, mirror, tokenizer, cache, phase, marker = sys.argv[1:]
@@ -563,12 +564,13 @@ CHILD = textwrap.dedent(
             out.flush()
             stall()
         shutil.copyfileobj = copy_half
-    elif phase == "download":  # halfway through a download
-        def get_half(url, temp_file, **kwargs):
-            temp_file.write(b"[\\n {")
-            temp_file.flush()
+    elif phase == "download":  # partway through a download
+        import longbench_suite.source.download as download
+        def fetch_part(fs, url, partial, size, attempts):
+            with open(partial, "wb") as f:
+                f.write(fs.cat_file(url, start=0, end=min(size, 1000)))
             stall()
-        datasets.utils.file_utils.fsspec_get = get_half
+        download._fetch = fetch_part
     load_dataset(bench, name, mirror=mirror, tokenizer=tokenizer or None, cache_dir=cache)
     """
 )

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
-from . import archives
+from . import archives, download
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
@@ -204,6 +204,9 @@ class SourceResolver:
             raise SourceError(f"data_dir {self.data_dir} does not exist")
         if self.mirror and self.mirror.startswith(("http://", "https://")):
             self._send_credentials_as_header()
+        config = self._config()
+        if config is not None:  # streamed reads get the idle timeout, not aiohttp's 300 s in total
+            config.storage_options = download.with_network_settings(config.storage_options)
 
     def _send_credentials_as_header(self) -> None:
         """Take the credentials out of an http(s) mirror's URL and send them as a header instead: a URL
@@ -290,7 +293,7 @@ class SourceResolver:
         location = self._location(remote)
         if os.path.exists(location) or not self.streaming:
             try:
-                local = self.dl_manager.download(location)
+                local = self._download(location)
             except ImportError as exc:
                 raise MissingDependencyError(
                     f"cannot download {_redact(location)}: {describe(exc)}"
@@ -302,6 +305,17 @@ class SourceResolver:
             self._verify(remote, str(local), location)
             return str(local)
         return location
+
+    def _download(self, location: str) -> str:
+        """A local copy of ``location``: http(s) through :mod:`.download` (idle timeout, retries,
+        resumption) into the download cache; anything else through the download manager."""
+        config = self._config()
+        cache_dir = getattr(config, "cache_dir", None)
+        if location.startswith(("http://", "https://")) and cache_dir:
+            protocol = urlsplit(location).scheme
+            options = {protocol: config.storage_options.get(protocol, {})}
+            return download.download(location, str(cache_dir), options, force=config.force_download)
+        return self.dl_manager.download(location)
 
     def _in_download_cache(self, path: str) -> bool:
         cache = getattr(self.dl_manager.download_config, "cache_dir", None) or ""
