@@ -87,7 +87,7 @@ def _transient(exc: BaseException) -> bool:
     for cause in _chain(exc):
         if isinstance(cause, aiohttp.ClientResponseError):
             return cause.status in RETRY_STATUS
-        if isinstance(cause, _DROPPED + (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError)):
+        if isinstance(cause, (*_DROPPED, aiohttp.ClientPayloadError, aiohttp.ClientConnectionError)):
             return True
     return False
 
