@@ -21,7 +21,9 @@ benchmark's own layout (``test_lveval.py``, ``test_adaleval.py``, ``test_records
 from __future__ import annotations
 
 import errno
+import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -29,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import textwrap
 import time
 from collections.abc import Callable
@@ -52,7 +55,7 @@ from longbench_suite.errors import (
     UnknownNameError,
 )
 from longbench_suite.fit import tokenizers
-from longbench_suite.source import download, mirrored
+from longbench_suite.source import archives, download, mirrored
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
@@ -614,3 +617,45 @@ def test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts(
             tokenizer = tiny_tokenizer if bench == "helmet" else None
             rebuilt = load_dataset(bench, name, mirror=server.url, tokenizer=tokenizer, cache_dir=cache)
             assert {s: d.to_list() for s, d in rebuilt.items()} == clean_rows(config), label
+
+
+# -- archive rules ------------------------------------------------------------------------------------
+
+
+def _with_a_stale_first_copy(data: bytes) -> bytes:
+    """The archive with the member stored twice: a stale copy (its first line dropped) first, the
+    archive's own copy last, as ``tar -r`` appends a newer version."""
+    members = read_members(data)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        stale = members[TAR_MEMBER].split(b"\n", 1)[1]
+        for name, body in [(TAR_MEMBER, stale), *members.items()]:
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
+def test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed(
+    pristine, clean_rows, tiny_tokenizer, tmp_path, monkeypatch
+):
+    """One rule, documented in the README: the last copy wins (what ``tar -x`` leaves on disk), in a
+    prepared build, in its later passes, and streamed from a remote archive; and a streamed config
+    reads the remote archive once per process, however many of its members it reads."""
+    monkeypatch.setattr(archives, "_STREAMED", {})
+    broken = Broken(pristine[0], str(tmp_path), HELMET, tiny_tokenizer, monkeypatch)
+    try:
+        broken.rewrite(TAR, _with_a_stale_first_copy)
+        good = clean_rows(HELMET)
+        assert broken.build(str(tmp_path / "prepared")) == good
+        # A second config of the same archive makes a later (verified) pass for other members.
+        broken.request["name"] = "hotpotqa_16k"
+        broken.build(str(tmp_path / "prepared"))
+        broken.request["name"] = HELMET.split("/")[1]
+        size = os.path.getsize(mirrored(TAR, broken.mirror))
+        before = broken.server.total_bytes("data.tar.gz")
+        streamed = broken.build(str(tmp_path / "streamed"), streaming=True)["eval"]
+        assert streamed == good["eval"]
+        assert broken.server.total_bytes("data.tar.gz") - before <= size
+    finally:
+        broken.close()

@@ -135,6 +135,8 @@ class FileRef:
     #: files of our caches this file is read from (a download, an archive member's copy): what
     #: :func:`forget` deletes when the file proves bad, so that no later build trusts them
     cache_files: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: every member the build reads from the same archive (a remote tar is read once for them all)
+    siblings: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_local(self) -> bool:
@@ -149,7 +151,11 @@ class FileRef:
         """A binary file object with the file's bytes."""
         if self.members:
             return archives.open_member(
-                self.location, self.members, label=self.label, download_config=self.download_config
+                self.location,
+                self.members,
+                label=self.label,
+                download_config=self.download_config,
+                siblings=self.siblings,
             )
         if os.path.exists(self.location):
             return open(self.location, "rb")
@@ -384,9 +390,14 @@ class SourceResolver:
         location = self._fetch(archive, archive=True)
         label = archive.url
         if location.startswith(REMOTE_PREFIXES):  # streaming from a remote archive
+            siblings = tuple(p for m in members.values() for p in m.paths)
             return {
                 name: FileRef(
-                    location, label=f"{m.path} in {label}", members=m.paths, download_config=self._config()
+                    location,
+                    label=f"{m.path} in {label}",
+                    members=m.paths,
+                    download_config=self._config(),
+                    siblings=siblings,
                 )
                 for name, m in members.items()
             }
