@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import logging
 import os
 import re
@@ -16,7 +17,15 @@ from datasets.exceptions import DatasetGenerationError
 
 from . import registry
 from .builder import SuiteBuilder
-from .errors import DataFormatError, OptionError, SplitUnavailableError, SuiteError, UnknownNameError
+from .errors import (
+    DataFormatError,
+    OptionError,
+    SplitUnavailableError,
+    StorageError,
+    SuiteError,
+    UnknownNameError,
+    local_cause,
+)
 from .fit.rules import check_max_input_tokens
 from .task import SPLITS
 from .training.holdout import DEFAULT_FRACTION
@@ -46,15 +55,17 @@ def get_builder(
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
     check_max_input_tokens(max_input_tokens)
-    return builder_cls(
-        config_name=config,
-        cache_dir=cache_dir,
-        tokenizer=tokenizer,
-        mirror=mirror,
-        data_dir=os.path.abspath(data_dir) if data_dir else None,
-        max_input_tokens=max_input_tokens,
-        pretruncation_tokenizer=pretruncation_tokenizer,
-    )
+    _check_cache_dir(cache_dir)
+    with _unwrapped_errors(cache_dir):
+        return builder_cls(
+            config_name=config,
+            cache_dir=cache_dir,
+            tokenizer=tokenizer,
+            mirror=mirror,
+            data_dir=os.path.abspath(data_dir) if data_dir else None,
+            max_input_tokens=max_input_tokens,
+            pretruncation_tokenizer=pretruncation_tokenizer,
+        )
 
 
 def _requested_splits(split: str) -> list[str]:
@@ -77,8 +88,9 @@ def check_splits(builder: SuiteBuilder, split: str | None) -> None:
 
 
 @contextlib.contextmanager
-def _unwrapped_errors() -> Iterator[None]:
-    """Surface our own errors instead of datasets' generic wrapper around them."""
+def _unwrapped_errors(cache_dir: str | None = None) -> Iterator[None]:
+    """Surface our own errors instead of datasets' generic wrapper around them, and a full disk or a
+    cache without write permission as one line saying so."""
     try:
         yield
     except DatasetGenerationError as exc:
@@ -87,7 +99,36 @@ def _unwrapped_errors() -> Iterator[None]:
             cause = cause.__cause__
         if cause is not None:
             raise cause from None
+        _raise_if_local(exc, cache_dir)
         raise
+    except OSError as exc:
+        if not isinstance(exc, SuiteError):
+            _raise_if_local(exc, cache_dir)
+        raise
+
+
+def _raise_if_local(exc: BaseException, cache_dir: str | None) -> None:
+    local = local_cause(exc)
+    if local is None:
+        return
+    where = cache_dir or datasets.config.HF_DATASETS_CACHE
+    if local.errno in (errno.ENOSPC, errno.EDQUOT):
+        advice = "free some space (or pass another cache_dir / --cache-dir) and run again"
+    else:
+        advice = (
+            "datasets writes lock files even to read a finished build; pass a writable cache_dir "
+            "(--cache-dir), or copy this cache to one"
+        )
+    path = f" ({local.filename})" if local.filename else ""
+    raise StorageError(
+        f"cannot write in the cache {where}{path}: {local.strerror or local}; {advice}; "
+        "no download was deleted"
+    ) from None
+
+
+def _check_cache_dir(cache_dir: str | None) -> None:
+    if cache_dir and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        raise OptionError(f"cache_dir (--cache-dir) {cache_dir} is a file, not a directory")
 
 
 def check_num_proc(num_proc: int | None) -> int | None:
@@ -101,18 +142,19 @@ def check_num_proc(num_proc: int | None) -> int | None:
 
 def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = None):
     """Build ``builder``'s Arrow files (``num_proc`` processes over the split's shards) and load them."""
-    with _unwrapped_errors():
+    with _unwrapped_errors(builder._cache_dir_root):
         builder.download_and_prepare(num_proc=check_num_proc(num_proc))
     if split is not None:
         for name in _requested_splits(split):
             if name not in builder.info.splits:
                 raise SplitUnavailableError(builder.missing_split_reason(name))
-    return builder.as_dataset(split=split)
+    with _unwrapped_errors(builder._cache_dir_root):
+        return builder.as_dataset(split=split)
 
 
 def streamed(builder: SuiteBuilder, split: str | None):
     try:
-        with _unwrapped_errors():
+        with _unwrapped_errors(builder._cache_dir_root):
             return builder.as_streaming_dataset(split=split)
     except ValueError as exc:
         if split is not None and "Bad split" in str(exc):
@@ -335,5 +377,5 @@ def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> No
     builders = list(builders)
     prefetch(builders)
     for builder in builders:
-        with _unwrapped_errors():
+        with _unwrapped_errors(builder._cache_dir_root):
             builder.download_and_prepare(num_proc=num_proc)

@@ -47,6 +47,7 @@ from longbench_suite.errors import (
     DataFormatError,
     InvalidTextError,
     MissingDependencyError,
+    OptionError,
     SourceError,
     SplitUnavailableError,
     StorageError,
@@ -133,6 +134,9 @@ class Broken:
     def build(self, cache: str, streaming: bool = False):
         options = dict(self.request)
         path, name, split = options.pop("path"), options.pop("name"), options.pop("split", None)
+        if options.pop("cache_dir_is_a_file", False):
+            cache = os.path.join(os.path.dirname(self.mirror), "a-file")
+            open(cache, "w").close()
         mirror = self.base_url or self.server.url
         if streaming:
             rows = load_dataset(
@@ -209,6 +213,19 @@ def _question_not_a_string(data: bytes) -> bytes:
 
 def _disk_full(stream, info, target) -> None:
     raise OSError(errno.ENOSPC, "No space left on device", target)
+
+
+class _ReadOnlyLock:
+    """``datasets``' file lock on a read-only file system."""
+
+    def __init__(self, path, *args, **kwargs) -> None:
+        self.path = str(path)
+
+    def __enter__(self):
+        raise OSError(errno.EROFS, "Read-only file system", self.path)
+
+    def __exit__(self, *exc) -> None:
+        pass
 
 
 def _lone_surrogate_line(data: bytes) -> bytes:
@@ -420,6 +437,37 @@ CASES = {
         SourceError,
         rf"cannot read {JSON_NAME}: ConnectionError",
         streaming=True,
+    ),
+    "arrow-disk-full": Case(
+        ADA,
+        lambda b: b.patch.setattr(
+            "datasets.arrow_writer.ArrowWriter.write_examples_on_file",
+            lambda self: _disk_full(None, None, "x"),
+        ),
+        StorageError,
+        r"cannot write in the cache \S+ \(x\): No space left on device; free some space .*; "
+        r"no download was deleted",
+        keeps_download=True,
+    ),
+    "cache-read-only": Case(
+        ADA,
+        lambda b: b.patch.setattr("datasets.builder.FileLock", _ReadOnlyLock),
+        StorageError,
+        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system; datasets writes lock "
+        r"files even to read a finished build; pass a writable cache_dir",
+    ),
+    "cache-read-only-streamed": Case(
+        ADA,
+        lambda b: b.patch.setattr("datasets.builder.FileLock", _ReadOnlyLock),
+        StorageError,
+        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system",
+        streaming=True,
+    ),
+    "cache-dir-is-a-file": Case(
+        ADA,
+        lambda b: b.patch.setitem(b.request, "cache_dir_is_a_file", True),
+        OptionError,
+        r"cache_dir \(--cache-dir\) \S+ is a file, not a directory",
     ),
     "no-tiktoken": Case(
         ADA,

@@ -11,12 +11,16 @@ The layout is the one ``push_to_hub(config_name=...)`` writes, so plain ``datase
 
 One directory (Hub repo) holds the configs of one benchmark: its card is that benchmark's card, and
 config names are only unique within a benchmark. Exporting configs of another benchmark into it is an
-error. Exporting into a directory merges: the configs already there stay, re-exported ones are
-replaced whole.
+error. Exporting into a directory merges: the configs already there stay; a re-exported config's files
+are written aside and moved into place, and only the files an export recorded in ``MANIFEST`` are
+ever deleted (a file of the user's in a config's folder stays; one that would be overwritten, or read
+as rows, is an error).
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -27,12 +31,14 @@ from huggingface_hub import HfApi
 
 from .. import api, registry
 from .._version import __version__
-from ..errors import SuiteError, UnknownNameError
+from ..errors import OptionError, SuiteError, UnknownNameError
 from ..task import SPLITS
 from ..training.holdout import holdout
 from . import card as cards
 from .stats import SplitStats
 
+#: what an export wrote into its folder, by config: all an export ever deletes there
+MANIFEST = ".longbench_suite_export.json"
 #: the splits an export with a hold-out adds: the two sides of ``dev``
 HOLDOUT_SPLITS = ("train", "validation")
 
@@ -80,12 +86,15 @@ def _resolve(configs: Iterable[str]) -> tuple[str, list[str]]:
     return benchmarks[0], list(dict.fromkeys(config for _, config in resolved))
 
 
-def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict, object, cards.ConfigCounts]:
-    """Write one config's Parquet shards and token counts; returns its YAML entry, info and counts."""
+def _write_config(
+    directory: str, builder, splits, max_shard_size, owned: Iterable[str] = ()
+) -> tuple[dict, object, cards.ConfigCounts, list[str]]:
+    """Write one config's Parquet shards and token counts (aside, then moved into place; ``owned``:
+    the files an earlier export wrote there); returns its YAML entry, info, counts and files."""
     import datasets
 
     config = builder.config.name
-    staging = os.path.join(directory, f".{config}.partial")
+    staging = os.path.join(directory, f".{config}.partial-{os.getpid()}")
     shutil.rmtree(staging, ignore_errors=True)
     os.makedirs(staging)
     try:
@@ -119,9 +128,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
             rows=rows,
         )
         counted.write(os.path.join(staging, cards.TOKEN_COUNTS))
-        final = os.path.join(directory, config)
-        shutil.rmtree(final, ignore_errors=True)
-        os.replace(staging, final)
+        placed = _place(staging, os.path.join(directory, config), set(owned))
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     info = datasets.DatasetInfo(
@@ -130,7 +137,53 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         download_size=download_size,
         dataset_size=sum(s.num_bytes for s in split_infos),
     )
-    return {"data_files": data_files}, info, counted
+    return {"data_files": data_files}, info, counted, placed
+
+
+def _read_manifest(directory: str) -> dict[str, list[str]]:
+    """What earlier exports wrote into ``directory``, by config (:data:`MANIFEST`)."""
+    path = os.path.join(directory, MANIFEST)
+    if not os.path.isfile(path):
+        return {}
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _write_manifest(directory: str, manifest: dict[str, list[str]]) -> None:
+    path = os.path.join(directory, MANIFEST)
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(manifest, f, indent=1, sort_keys=True)
+    os.replace(path + ".tmp", path)
+
+
+def _data_file(name: str) -> bool:
+    """A file the card's ``data_files`` patterns (``<config>/<split>-*``) would read as rows."""
+    return any(name.startswith(f"{split}-") for split in (*SPLITS, *HOLDOUT_SPLITS))
+
+
+def _place(staging: str, final: str, owned: set[str]) -> list[str]:
+    """Move a config's new files from ``staging`` into ``final``; delete only the files an earlier
+    export wrote there (``owned``), never another file, and refuse to overwrite one or to leave one
+    that loaders would read as rows."""
+    new = sorted(os.listdir(staging))
+    if not os.path.exists(final):
+        os.replace(staging, final)
+        return new
+    if not os.path.isdir(final):
+        raise SuiteError(f"{final} is a file, not an exported config's folder; move it away")
+    strangers = [f for f in sorted(set(os.listdir(final)) - owned) if f in new or _data_file(f)]
+    if strangers:
+        fate = "overwritten" if strangers[0] in new else "read as rows of the config"
+        raise SuiteError(
+            f"{os.path.join(final, strangers[0])} was not written by an export (not in {MANIFEST}) and would "
+            f"be {fate}; move it away or export into another folder"
+        )
+    for name in new:
+        os.replace(os.path.join(staging, name), os.path.join(final, name))
+    for name in owned - set(new):
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(final, name))
+    return new
 
 
 def export(
@@ -159,6 +212,8 @@ def export(
     """
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise OptionError(f"export --output {output_dir} is a file; name a folder")
     os.makedirs(output_dir, exist_ok=True)
     existing = cards.card_benchmark(output_dir)
     if existing not in (None, benchmark):
@@ -187,11 +242,15 @@ def export(
             key = builder.config.task.holdout_key
             for side, name in zip(("train", "valid"), HOLDOUT_SPLITS, strict=True):
                 splits[name] = holdout(splits["dev"], side, holdout_fraction, key)
-        entry, info, counted = _write_config(output_dir, builder, splits, max_shard_size)
         name = builder.config.name
+        manifest = _read_manifest(output_dir)
+        entry, info, counted, placed = _write_config(
+            output_dir, builder, splits, max_shard_size, manifest.get(name, ())
+        )
+        _write_manifest(output_dir, {**manifest, name: placed})
         configs_yaml[name], infos[name] = entry, info
         result.stats += counted.stats()
-        result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(output_dir, name)))
+        result.files += [f"{name}/{f}" for f in placed]
     order = registry.benchmark(benchmark).config_names
     result.files += cards.write_card(
         output_dir, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
@@ -252,5 +311,6 @@ def push(
             commit_message=commit_message
             or f"Add {', '.join(result.configs)} ({result.benchmark}, longbench-suite {__version__})",
             delete_patterns=[f"{config}/*" for config in result.configs],
+            ignore_patterns=[MANIFEST],
         )
         return result
