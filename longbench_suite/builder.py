@@ -39,6 +39,7 @@ from .memo import Memo
 from .partition.shards import Shards, stream_shards
 from .row import make_row
 from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget, local_identity
+from .source.ledger import Ledger
 from .task import Benchmark, BuildEnv, Task
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -124,6 +125,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     available_splits: tuple[str, ...] | None = None
     #: the streaming download manager of the last split generation (it resolves a split's own sources)
     _dl_manager = None
+    #: the resolver of the last split generation (its unpinned downloads go into the ledger)
+    _resolver: SourceResolver | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
@@ -202,6 +205,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             files = {**files, **dev_files}
             with forgotten_on_bad_data(files.values()):
                 self.available_splits = task.splits(length, files)
+        self._resolver = resolver
         num_shards = stream_shards(files) if task.shardable else 1
         streaming = isinstance(dl_manager, StreamingDownloadManager)
         own_sources = task.split_sources(length)
@@ -234,6 +238,12 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             )
             for split in self.available_splits
         ]
+
+    def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
+        super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
+        # Every split was written: the unpinned downloads it read are what later copies must match.
+        if self._resolver is not None:
+            Ledger(self.source_cache_root()).record(self._resolver.unpinned)
 
     def _dev_files(self, resolver: SourceResolver, dev_sources: dict) -> dict | None:
         """The sources only ``dev`` reads, or ``None`` where they cannot be had: then there is no ``dev``

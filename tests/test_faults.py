@@ -707,3 +707,33 @@ def test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed(
         assert broken.server.total_bytes("data.tar.gz") - before <= size
     finally:
         broken.close()
+
+
+def test_a_short_copy_of_a_source_that_built_before_is_refused(
+    pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """The ledger: an unpinned download must match the copy a build last succeeded with, so a source
+    served short later (here a JSON array cut to fewer, well-formed records) is an error, not fewer
+    rows; the short copy is removed, and once the mirror is whole the rebuild succeeds."""
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = tmp_path / "cache"
+    try:
+        assert broken.build(str(cache)) == clean_rows(ADA)
+        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
+            if entry != "longbench_suite":
+                path = cache / entry
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        broken.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}]")
+        with pytest.raises(SourceError) as raised:
+            broken.build(str(cache))
+        message = str(raised.value)
+        assert re.search(
+            rf"the download of {JSON_AT} is not the file that built before: it is \d+ bytes, shorter than "
+            r"the \d+ bytes a build succeeded with \(recorded in \S+ledger\.json\); it was removed",
+            message,
+        ), message
+        assert trusted_leftovers(str(cache), pristine[1]) == []
+        broken.repair()
+        assert broken.build(str(cache)) == clean_rows(ADA)
+    finally:
+        broken.close()

@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlsplit
 
 from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
 from . import archives, download
+from .ledger import Ledger
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
@@ -200,6 +201,8 @@ class SourceResolver:
         self.data_file = os.path.abspath(data_dir) if data_dir and os.path.isfile(data_dir) else None
         self.streaming = streaming
         self.checksums: dict[str, dict] = {}
+        #: unpinned downloads this build read, for the ledger once it succeeds
+        self.unpinned: dict[str, dict] = {}
         if (
             self.mirror
             and not self.mirror.startswith(("http://", "https://"))
@@ -336,6 +339,8 @@ class SourceResolver:
 
     def _verify(self, remote: RemoteFile, local: str, location: str) -> None:
         if not (remote.sha256 or remote.record_sha256):
+            if not remote.sha256 and self._in_download_cache(local):
+                self._check_ledger(remote, local, location, os.path.getsize(local), None)
             return
         digest, size = archives.sha256_of(local, self.cache_root)
         if remote.sha256 and digest != remote.sha256:
@@ -346,6 +351,20 @@ class SourceResolver:
                 f"sha256 mismatch for {_redact(location)}: expected {remote.sha256}, got {digest} ({fate})"
             )
         self.checksums[remote.url] = {"num_bytes": size, "checksum": digest}
+        if not remote.sha256 and self._in_download_cache(local):
+            self._check_ledger(remote, local, location, size, digest)
+
+    def _check_ledger(self, remote: RemoteFile, local: str, location: str, size: int, digest) -> None:
+        """An unpinned download must match the copy a build last succeeded with (:mod:`.ledger`)."""
+        problem = Ledger(self.cache_root).mismatch(remote.url, size, digest)
+        if problem:
+            self.discard(local)
+            raise SourceError(
+                f"the download of {_redact(location)} is not the file that built before: {problem} "
+                f"(recorded in {Ledger(self.cache_root).path}); it was removed from the cache. Run "
+                "again once the source is whole; if upstream really changed, delete that entry"
+            )
+        self.unpinned[remote.url] = {"num_bytes": size, **({"checksum": digest} if digest else {})}
 
     # -- resolution ------------------------------------------------------------------------------
 
