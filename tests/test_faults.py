@@ -403,9 +403,9 @@ CASES = {
     ),
     "json-field-missing": Case(
         ADA,
-        lambda b: b.rewrite(JSON, lambda d: d.replace(b'"tags"', b'"tag"', 4)),
+        lambda b: b.rewrite(JSON, lambda d: d.replace(b'"all_answers"', b'"all_answer"', 4)),
         DataFormatError,
-        rf"{JSON_NAME}, row 0: the record has no field 'tags'",
+        rf"{JSON_NAME}, row 0: the record has no field 'all_answers'",
     ),
     "json-lone-surrogate": Case(
         ADA,
