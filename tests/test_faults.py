@@ -469,6 +469,12 @@ CASES = {
         OptionError,
         r"cache_dir \(--cache-dir\) \S+ is a file, not a directory",
     ),
+    "max-input-tokens-negative": Case(
+        LVEVAL,
+        lambda b: b.request.update(max_input_tokens=-5),
+        OptionError,
+        r"max_input_tokens must be an integer of at least 2 .*got -5",
+    ),
     "no-tiktoken": Case(
         ADA,
         _without_tiktoken,
@@ -508,6 +514,95 @@ CASES = {
         r"unknown benchmark 'adaleva'; did you mean adaleval\b",
     ),
 }
+
+
+#: Every fault class the README's Reliability section lists, with the cases (ids of ``CASES``, or
+#: ``module::test`` elsewhere) that hold it; each case belongs to exactly one class.
+FAULT_CLASSES = {
+    "unreachable": [
+        *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("404", "connection-refused")),
+        "tar-404-streamed",
+        "zip-404-streamed",
+        "test_downloads.py::test_a_permanent_error_is_not_retried",
+    ],
+    "transient": [
+        *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("500", "cut-off")),
+        "tar-cut-off-streamed",
+        "json-cut-off-streamed",
+        "test_downloads.py::test_transient_statuses_are_retried_waiting_what_retry_after_asks",
+        "test_downloads.py::test_without_retry_after_the_waits_back_off_exponentially",
+        "test_downloads.py::test_retries_give_up_after_the_attempts_without_progress",
+        "test_downloads.py::test_a_dropped_connection_resumes_where_the_bytes_stopped",
+        "test_downloads.py::test_a_slow_transfer_is_not_cancelled_while_bytes_keep_arriving",
+        "test_downloads.py::test_a_stalled_transfer_times_out_and_is_retried",
+    ],
+    "corrupt": [
+        "tar-truncated",
+        "tar-corrupt",
+        "tar-member-missing",
+        "tar-cut-off-without-length",
+        "zip-truncated",
+        "zip-corrupt",
+        "zip-corrupt-found-while-reading",
+        "zip-member-missing",
+        "zip-sha256-mismatch",
+    ],
+    "content": [
+        "tar-malformed-json-line",
+        "tar-question-not-a-string",
+        "zip-malformed-json-line",
+        "zip-lone-surrogate",
+        "json-malformed",
+        "json-truncated",
+        "json-field-missing",
+        "json-lone-surrogate",
+        "json-cut-off-without-length",
+        "json-empty-array",
+        "json-empty-body",
+        "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
+    ],
+    "short": ["test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused"],
+    "local": [
+        "tar-disk-full-copying-members",
+        "arrow-disk-full",
+        "cache-read-only",
+        "cache-read-only-streamed",
+        "test_outputs.py::test_a_failed_output_write_leaves_the_previous_file",
+    ],
+    "option": [
+        "cache-dir-is-a-file",
+        "max-input-tokens-negative",
+        "unknown-config",
+        "unknown-split",
+        "unavailable-split",
+        "unknown-benchmark",
+        "unknown-qualified-benchmark",
+        "test_outputs.py::test_output_may_not_be_a_folder_nor_a_source",
+        "test_outputs.py::test_export_refuses_to_overwrite_or_read_a_file_it_did_not_write",
+        "test_outputs.py::test_export_output_that_is_a_file_is_one_line",
+    ],
+    "dependency": ["no-aiohttp", "no-tiktoken", "tokenizer-unparseable", "default-tokenizer-gated-offline"],
+    "killed": [
+        "test_faults.py::test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts",
+        "test_downloads.py::test_a_killed_download_resumes_from_its_partial_file",
+    ],
+}
+
+
+def test_every_fault_has_one_class_and_the_readme_lists_every_class():
+    import importlib
+
+    members = [m for cases in FAULT_CLASSES.values() for m in cases]
+    assert len(members) == len(set(members))
+    assert sorted(m for m in members if "::" not in m) == sorted(CASES)
+    for reference in (m for m in members if "::" in m):
+        module, test = reference.split("::")
+        assert hasattr(importlib.import_module(f"tests.{module[:-3]}"), test), reference
+    with open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8") as f:
+        section = f.read().split("**Fault classes.**")[1].split("\n\n")[1]  # the table
+    listed = re.findall(r"^\| `([a-z]+)` \|", section, re.M)
+    assert listed == list(FAULT_CLASSES)
+    assert all(FAULT_CLASSES.values())
 
 
 @pytest.fixture(scope="module")
