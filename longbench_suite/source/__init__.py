@@ -11,9 +11,11 @@ allows it, with its sha256 where known) or a :class:`Member` of such a file when
    ``http(s)://`` base URL;
 3. the canonical URL (Hub URLs honour ``HF_ENDPOINT``).
 
-Downloads go through the ``datasets`` download manager and its cache. Archive members are read without
-extracting what no config needs: zip members are opened in place; tar members are copied once into a
-member cache next to the download cache (see :mod:`longbench_suite.source.archives`).
+Downloads go into the ``datasets`` download cache: http(s) ones through :mod:`.download` (an idle
+timeout, retries with backoff, resumption), the rest through the ``datasets`` download manager; an
+unpinned download must match the copy a build last succeeded with (:mod:`.ledger`). Archive members
+are read without extracting what no config needs: zip members are opened in place; tar members are
+copied once into a member cache next to the download cache (see :mod:`longbench_suite.source.archives`).
 """
 
 from __future__ import annotations
