@@ -261,6 +261,7 @@ def export(
 def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> None:
     """Copy the repo's card and token counts into ``folder``, so the new card keeps every config."""
     os.makedirs(folder, exist_ok=True)
+    fetched: dict[str, list[str]] = {}
     for path in hub.list_repo_files(repo_id, repo_type="dataset", revision=revision):
         parts = path.split("/")
         if path == cards.README or (len(parts) == 2 and parts[1] == cards.TOKEN_COUNTS):
@@ -270,6 +271,14 @@ def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scra
             target = os.path.join(folder, *parts)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             shutil.copyfile(local, target)
+            if len(parts) == 2:
+                fetched.setdefault(parts[0], []).append(parts[1])
+    # What push fetched, an export may replace: the manifest says these files are an export's.
+    manifest = _read_manifest(folder)
+    for config, names in fetched.items():
+        manifest[config] = sorted({*manifest.get(config, ()), *names})
+    if fetched:
+        _write_manifest(folder, manifest)
 
 
 def push(
