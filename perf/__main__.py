@@ -24,6 +24,7 @@ def main() -> None:
     from perf import (
         archive,
         counting,
+        downloads,
         end_to_end,
         gunzip,
         helmet_longdoc,
@@ -52,6 +53,7 @@ def main() -> None:
         "gunzip": lambda: gunzip.main(0.2 if quick else 1.0, 1 if quick else 2),
         "counting": lambda: counting.main(*((2, 3, 10) if quick else (3, 6, 20))),
         "num_proc": num_proc.main,
+        "downloads": lambda: downloads.main(100 if quick else 500),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:

@@ -77,6 +77,13 @@ def test_a_dropped_connection_resumes_where_the_bytes_stopped(served):
     assert len(waits) == 2
 
 
+def test_a_server_that_ignores_ranges_is_read_whole_again(served):
+    server, body, cache, waits = served
+    server.faults[NAME] = Fault(cut_after=20_000, times=1, ignore_range=True)
+    assert _get(server, cache) == body
+    assert server.total_bytes(NAME) == SIZE + 20_000 and len(waits) == 1
+
+
 def test_a_killed_download_resumes_from_its_partial_file(served):
     server, body, cache, _ = served
     from datasets.utils.file_utils import hash_url_to_filename

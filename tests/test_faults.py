@@ -235,7 +235,7 @@ def _lone_surrogate_line(data: bytes) -> bytes:
     return replace_line(data, 1, line)
 
 
-def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: int) -> dict[str, Case]:
+def _http_faults(prefix: str, config: str, url: str, served_at: str) -> dict[str, Case]:
     """What a mirror's transport can do to one source: an HTTP error, no server, a body cut short."""
     return {
         f"{prefix}-404": Case(
@@ -247,19 +247,21 @@ def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: 
         f"{prefix}-connection-refused": Case(
             config, Broken.refuse_connections, SourceError, rf"cannot download {served_at}: .*Connect"
         ),
+        # Every response ends before its first byte: no progress, so the retries run out. (A body
+        # cut after some bytes resumes: tests/test_downloads.py.)
         f"{prefix}-cut-off": Case(
             config,
-            lambda b: b.serve(url, cut_after=cut_after),
+            lambda b: b.serve(url, cut_after=0),
             SourceError,
-            rf"cannot download {served_at}: .*not completed",
+            rf"cannot download {served_at}: .*(not completed|ended after 0 of its \d+ bytes)",
         ),
     }
 
 
 CASES = {
-    **_http_faults("tar", HELMET, TAR, TAR_AT, 100_000),
-    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT, 1000),
-    **_http_faults("json", ADA, JSON, JSON_AT, 2000),
+    **_http_faults("tar", HELMET, TAR, TAR_AT),
+    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT),
+    **_http_faults("json", ADA, JSON, JSON_AT),
     # -- HELMET: data.tar.gz over http ------------------------------------------------------------
     "tar-truncated": Case(
         HELMET,
@@ -533,6 +535,7 @@ FAULT_CLASSES = {
         "test_downloads.py::test_without_retry_after_the_waits_back_off_exponentially",
         "test_downloads.py::test_retries_give_up_after_the_attempts_without_progress",
         "test_downloads.py::test_a_dropped_connection_resumes_where_the_bytes_stopped",
+        "test_downloads.py::test_a_server_that_ignores_ranges_is_read_whole_again",
         "test_downloads.py::test_a_slow_transfer_is_not_cancelled_while_bytes_keep_arriving",
         "test_downloads.py::test_a_stalled_transfer_times_out_and_is_retried",
     ],

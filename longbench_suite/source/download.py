@@ -9,8 +9,9 @@ and adds what it lacks, around it:
 
 * an idle timeout instead of a total one (aiohttp's own ``ClientTimeout(total=None, sock_read=…)``,
   also given to streamed reads through the download config's storage options);
-* the file is read in ranges into ``<cache file>.incomplete``: a dropped connection, a reset or a
-  timeout resumes where the bytes stopped (a server that ignores ranges is read whole);
+* the file is streamed into ``<cache file>.incomplete``; after a dropped connection, a reset or a
+  timeout a ``Range`` request resumes where the bytes stopped (a server that ignores ranges sends
+  it whole again);
 * retries with exponential backoff on 408/425/429/5xx, resets and timeouts, waiting what a
   ``Retry-After`` header asks; the count starts again whenever bytes arrive.
 
@@ -36,8 +37,8 @@ MAX_ATTEMPTS = int(os.environ.get("LONGBENCH_SUITE_DOWNLOAD_ATTEMPTS", "6"))
 BACKOFF = (1.0, 30.0)
 #: the longest ``Retry-After`` honoured (seconds)
 MAX_RETRY_AFTER = 600.0
-#: bytes asked for per range request
-CHUNK = 16 << 20
+#: bytes read (and written) at a time
+CHUNK = 1 << 20
 RETRY_STATUS = frozenset({408, 425, 429, 500, 502, 503, 504})
 
 T = TypeVar("T")
@@ -113,12 +114,16 @@ class _Attempts:
             try:
                 return call()
             except Exception as exc:
-                if not _transient(exc):
-                    raise
-                self.failed += 1
-                if self.failed >= MAX_ATTEMPTS:
-                    raise
-                _sleep(_wait(exc, self.failed))
+                self.failed_with(exc)
+
+    def failed_with(self, exc: Exception) -> None:
+        """Count a failure; raise it when it is permanent or the attempts are spent, else wait."""
+        if not _transient(exc):
+            raise exc
+        self.failed += 1
+        if self.failed >= MAX_ATTEMPTS:
+            raise exc
+        _sleep(_wait(exc, self.failed))
 
     def progressed(self) -> None:
         self.failed = 0
@@ -179,15 +184,30 @@ def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) ->
         out.truncate(done)
         out.seek(done)
         while done < size:
-            end = min(done + CHUNK, size)
-            data = attempts.run(lambda start=done, stop=end: fs.cat_file(url, start=start, end=stop))
-            if len(data) != end - done:
-                if len(data) != size:
-                    raise OSError(f"asked for bytes {done}-{end - 1} of {size}, the server sent {len(data)}")
-                # The server ignores ranges and sent the whole file.
-                out.seek(0)
-                out.truncate(0)
-                end = size
-            out.write(data)
-            done = end
-            attempts.progressed()
+            try:
+                with attempts.run(lambda start=done: _stream(fs, url, start)) as body:
+                    if done and getattr(body.r, "status", 206) == 200:  # the server ignores ranges
+                        out.seek(0)
+                        out.truncate(0)
+                        done = 0
+                    while chunk := body.read(CHUNK):
+                        out.write(chunk)
+                        done += len(chunk)
+                        attempts.progressed()
+                if done != size:
+                    raise _ShortBody(f"the body of {url} ended after {done} of its {size} bytes")
+            except Exception as exc:
+                attempts.failed_with(exc)
+                done = min(done, size)
+
+
+class _ShortBody(ConnectionResetError):
+    """A response that ended before the length the server announced (retried, from where it ended)."""
+
+
+def _stream(fs, url: str, start: int):
+    """A streamed GET of ``url`` from byte ``start`` on (a ``Range`` request past the first byte)."""
+    headers = dict(fs.kwargs.get("headers") or {})
+    if start:
+        headers["Range"] = f"bytes={start}-"
+    return fs.open(url, "rb", block_size=0, headers=headers)

@@ -28,6 +28,7 @@ class Fault:
     retry_after: str | None = None  # a Retry-After header with the status
     piece: int = 1 << 16  # bytes written at a time
     delay: float = 0.0  # seconds of silence before each piece (a slow or stalled network)
+    ignore_range: bool = False  # answer a Range request with the whole file (200), as some servers do
 
 
 class MirrorServer:
@@ -79,7 +80,8 @@ class MirrorServer:
                     return
                 size = os.path.getsize(local)
                 start, end = 0, size - 1
-                match = re.match(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+                asked = "" if server.faults.get(path, Fault()).ignore_range else self.headers.get("Range", "")
+                match = re.match(r"bytes=(\d*)-(\d*)", asked)
                 if match and (match.group(1) or match.group(2)):
                     if match.group(1):
                         start = int(match.group(1))
