@@ -185,7 +185,7 @@ def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) ->
         out.seek(done)
         while done < size:
             try:
-                with attempts.run(lambda start=done: _stream(fs, url, start)) as body:
+                with attempts.run(lambda start=done: _stream(fs, url, start, size)) as body:
                     if done and getattr(body.r, "status", 206) == 200:  # the server ignores ranges
                         out.seek(0)
                         out.truncate(0)
@@ -205,9 +205,10 @@ class _ShortBody(ConnectionResetError):
     """A response that ended before the length the server announced (retried, from where it ended)."""
 
 
-def _stream(fs, url: str, start: int):
-    """A streamed GET of ``url`` from byte ``start`` on (a ``Range`` request past the first byte)."""
+def _stream(fs, url: str, start: int, size: int):
+    """A streamed GET of ``url`` from byte ``start`` on (a ``Range`` request past the first byte).
+    ``size`` is known, so fsspec asks no ``HEAD`` again."""
     headers = dict(fs.kwargs.get("headers") or {})
     if start:
         headers["Range"] = f"bytes={start}-"
-    return fs.open(url, "rb", block_size=0, headers=headers)
+    return fs.open(url, "rb", block_size=0, size=size, headers=headers)
