@@ -8,6 +8,7 @@ import errno
 import logging
 import os
 import re
+import unittest.mock
 from collections.abc import Iterable, Iterator
 
 import datasets
@@ -56,7 +57,7 @@ def get_builder(
     builder_cls = registry.builder_class(bench)
     check_max_input_tokens(max_input_tokens)
     _check_cache_dir(cache_dir)
-    with _unwrapped_errors(cache_dir):
+    with _unwrapped_errors(cache_dir), _read_only_cache(cache_dir):
         return builder_cls(
             config_name=config,
             cache_dir=cache_dir,
@@ -116,14 +117,43 @@ def _raise_if_local(exc: BaseException, cache_dir: str | None) -> None:
         advice = "free some space (or pass another cache_dir / --cache-dir) and run again"
     else:
         advice = (
-            "datasets writes lock files even to read a finished build; pass a writable cache_dir "
-            "(--cache-dir), or copy this cache to one"
+            "a cache without write permission serves only builds it already holds; pass a writable "
+            "cache_dir (--cache-dir), or copy this cache to one"
         )
     path = f" ({local.filename})" if local.filename else ""
     raise StorageError(
         f"cannot write in the cache {where}{path}: {local.strerror or local}; {advice}; "
         "no download was deleted"
     ) from None
+
+
+class _NoLock:
+    """Stands in for ``datasets``' file lock in a cache nobody can write to (so nothing to race)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def __enter__(self) -> _NoLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _writable(directory: str) -> bool:
+    return os.access(directory, os.W_OK)
+
+
+@contextlib.contextmanager
+def _read_only_cache(cache_dir: str | None) -> Iterator[None]:
+    """In a read-only cache, read a finished build without the lock files ``datasets`` would create
+    (its builder locks even to load a build); a build that is not there fails to write, in one line."""
+    root = cache_dir or datasets.config.HF_DATASETS_CACHE
+    if not os.path.isdir(root) or _writable(root):
+        yield
+        return
+    with unittest.mock.patch("datasets.builder.FileLock", _NoLock):
+        yield
 
 
 def _check_cache_dir(cache_dir: str | None) -> None:
@@ -142,7 +172,7 @@ def check_num_proc(num_proc: int | None) -> int | None:
 
 def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = None):
     """Build ``builder``'s Arrow files (``num_proc`` processes over the split's shards) and load them."""
-    with _unwrapped_errors(builder._cache_dir_root):
+    with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
         builder.download_and_prepare(num_proc=check_num_proc(num_proc))
     if split is not None:
         for name in _requested_splits(split):
@@ -154,7 +184,7 @@ def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = No
 
 def streamed(builder: SuiteBuilder, split: str | None):
     try:
-        with _unwrapped_errors(builder._cache_dir_root):
+        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
             return builder.as_streaming_dataset(split=split)
     except ValueError as exc:
         if split is not None and "Bad split" in str(exc):
@@ -377,5 +407,5 @@ def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> No
     builders = list(builders)
     prefetch(builders)
     for builder in builders:
-        with _unwrapped_errors(builder._cache_dir_root):
+        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
             builder.download_and_prepare(num_proc=num_proc)

@@ -455,8 +455,8 @@ CASES = {
         ADA,
         lambda b: b.patch.setattr("datasets.builder.FileLock", _ReadOnlyLock),
         StorageError,
-        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system; datasets writes lock "
-        r"files even to read a finished build; pass a writable cache_dir",
+        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system; a cache without write "
+        r"permission serves only builds it already holds; pass a writable cache_dir",
     ),
     "cache-read-only-streamed": Case(
         ADA,
@@ -570,6 +570,7 @@ FAULT_CLASSES = {
         "arrow-disk-full",
         "cache-read-only",
         "cache-read-only-streamed",
+        "test_faults.py::test_a_read_only_cache_serves_the_builds_it_holds",
         "test_outputs.py::test_a_failed_output_write_leaves_the_previous_file",
     ],
     "option": [
@@ -835,3 +836,27 @@ def test_a_short_copy_of_a_source_that_built_before_is_refused(
         assert broken.build(str(cache)) == clean_rows(ADA)
     finally:
         broken.close()
+
+
+@pytest.mark.parametrize("config", [HELMET, LVEVAL, ADA])
+def test_a_read_only_cache_serves_the_builds_it_holds(
+    config, pristine, clean_rows, tiny_tokenizer, cl100k, tmp_path, monkeypatch
+):
+    """Prepared and streamed, without the lock files ``datasets`` creates even to load a build (checked
+    by hand on a read-only bind mount too); a build it does not hold fails in one line."""
+    tokenizer = tiny_tokenizer if config.startswith("helmet/") else None
+    broken = Broken(pristine[0], str(tmp_path), config, tokenizer, monkeypatch)
+    cache = str(tmp_path / "cache")
+    try:
+        assert broken.build(cache) == clean_rows(config)
+        monkeypatch.setattr("longbench_suite.api._writable", lambda directory: False)
+        monkeypatch.setattr("datasets.builder.FileLock", _ReadOnlyLock)
+        monkeypatch.setattr(archives, "_atomic_write_text", _read_only_write)
+        assert broken.build(cache) == clean_rows(config)
+        assert broken.build(cache, streaming=True)["eval"] == clean_rows(config)["eval"]
+    finally:
+        broken.close()
+
+
+def _read_only_write(path: str, text: str) -> None:
+    raise OSError(errno.EROFS, "Read-only file system", path)
