@@ -4,6 +4,7 @@ dropped or killed download where the server supports ranges."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import datasets
@@ -93,8 +94,25 @@ def test_a_killed_download_resumes_from_its_partial_file(served):
     path = os.path.join(cache, hash_url_to_filename(url, None))
     with open(path + ".incomplete", "wb") as f:
         f.write(body[:120_000])
+    with open(path + ".incomplete.json", "w") as f:  # what the killed run saw of the file
+        json.dump({"size": SIZE, "Last-Modified": None, "Content-MD5": None, "Digest": None}, f)
     assert _get(server, cache) == body
     assert server.total_bytes(NAME) == SIZE - 120_000
+
+
+def test_a_partial_file_of_another_version_is_not_resumed(served):
+    server, body, cache, _ = served
+    from datasets.utils.file_utils import hash_url_to_filename
+
+    url = f"{server.url}/{NAME}"
+    os.makedirs(cache)
+    path = os.path.join(cache, hash_url_to_filename(url, None))
+    with open(path + ".incomplete", "wb") as f:
+        f.write(b"x" * 120_000)  # a killed download of the file as it was before it changed
+    with open(path + ".incomplete.json", "w") as f:
+        json.dump({"size": SIZE + 1, "Last-Modified": None, "Content-MD5": None, "Digest": None}, f)
+    assert _get(server, cache) == body
+    assert server.total_bytes(NAME) == SIZE
 
 
 def test_a_slow_transfer_is_not_cancelled_while_bytes_keep_arriving(served, monkeypatch):

@@ -589,6 +589,7 @@ FAULT_CLASSES = {
     "killed": [
         "test_faults.py::test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts",
         "test_downloads.py::test_a_killed_download_resumes_from_its_partial_file",
+        "test_downloads.py::test_a_partial_file_of_another_version_is_not_resumed",
     ],
 }
 

@@ -11,7 +11,8 @@ and adds what it lacks, around it:
   also given to streamed reads through the download config's storage options);
 * the file is streamed into ``<cache file>.incomplete``; after a dropped connection, a reset or a
   timeout a ``Range`` request resumes where the bytes stopped (a server that ignores ranges sends
-  it whole again);
+  it whole again); a partial file left by a killed run is resumed only if the server still reports
+  the same size and ``Last-Modified`` (and ETag, which names the cache file);
 * retries with exponential backoff on 408/425/429/5xx, resets and timeouts, waiting what a
   ``Retry-After`` header asks; the count starts again whenever bytes arrive.
 
@@ -160,16 +161,38 @@ def download(url: str, cache_dir: str, storage_options: dict | None = None, forc
         if os.path.exists(path) and not force:
             return path
         partial = path + ".incomplete"
-        if force:
+        if force or not _same_source(partial, info):
             with contextlib.suppress(FileNotFoundError):
                 os.remove(partial)
+        _remember_source(partial, info)
         _fetch(fs, url, partial, info.get("size"), attempts)
         os.replace(partial, path)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial + ".json")
         meta = path + ".json"
         with open(meta + ".tmp", "w", encoding="utf-8") as f:
             json.dump({"url": url, "etag": etag}, f)
         os.replace(meta + ".tmp", meta)
     return path
+
+
+#: what identifies the bytes a partial download holds (the ETag is in the cache file's name already)
+_IDENTITY = ("size", "Last-Modified", "Content-MD5", "Digest")
+
+
+def _same_source(partial: str, info: dict) -> bool:
+    """Whether a partial download left by an earlier attempt holds bytes of the file served now."""
+    try:
+        with open(partial + ".json", encoding="utf-8") as f:
+            return json.load(f) == {k: info.get(k) for k in _IDENTITY}
+    except (OSError, ValueError):
+        return False
+
+
+def _remember_source(partial: str, info: dict) -> None:
+    with open(partial + ".json.tmp", "w", encoding="utf-8") as f:
+        json.dump({k: info.get(k) for k in _IDENTITY}, f)
+    os.replace(partial + ".json.tmp", partial + ".json")
 
 
 def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) -> None:
