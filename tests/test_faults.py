@@ -42,6 +42,7 @@ import pytest
 
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet.common import ARCHIVE as HELMET_ARCHIVE
+from longbench_suite.benchmarks.helmet.icl import TREC_TEST
 from longbench_suite.benchmarks.lveval import common as lveval_common
 from longbench_suite.errors import (
     DataFormatError,
@@ -320,6 +321,12 @@ CASES = {
         rf"cannot copy members of {TAR_NAME} into \S+: .*No space left on device.*; the download is kept",
         keeps_download=True,
     ),
+    "trec-empty-body": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: b""),
+        DataFormatError,
+        r"helmet/trec_coarse_8k: .*TREC_10\.label",
+    ),
     "tokenizer-unparseable": Case(
         HELMET,
         _unparseable_tokenizer,
@@ -562,6 +569,7 @@ FAULT_CLASSES = {
         "json-cut-off-without-length",
         "json-empty-array",
         "json-empty-body",
+        "trec-empty-body",
         "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
     ],
     "short": ["test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused"],
