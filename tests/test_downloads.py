@@ -139,3 +139,30 @@ def test_the_timeout_is_idle_not_total():
     assert options["https"]["headers"] == {"a": "b"}
     assert options["https"]["client_kwargs"]["timeout"].total is None
     assert options["http"]["client_kwargs"]["timeout"].sock_read == download.IDLE_TIMEOUT
+
+
+def test_hub_files_stay_with_huggingface_hub_and_other_urls_come_here(tmp_path, monkeypatch):
+    """``huggingface_hub`` already retries, resumes and times out per read, and holds the token for
+    gated repos: Hub ``resolve`` URLs go through the download manager; any other http(s) URL (a
+    mirror, Ada-LEval's host) through this module."""
+    from datasets import DownloadConfig
+
+    from longbench_suite.source import SourceResolver
+
+    managed: list[str] = []
+
+    class Manager:
+        download_config = DownloadConfig(cache_dir=str(tmp_path))
+
+        def download(self, url):
+            managed.append(url)
+            return url
+
+    ours: list[str] = []
+    monkeypatch.setattr(download, "download", lambda url, *args, **kwargs: ours.append(url) or url)
+    resolver = SourceResolver(Manager(), cache_root=str(tmp_path))
+    hub = f"{datasets.config.HF_ENDPOINT}/datasets/princeton-nlp/HELMET/resolve/main/data.tar.gz"
+    other = "http://127.0.0.1:1/huggingface.co/datasets/princeton-nlp/HELMET/resolve/main/data.tar.gz"
+    resolver._download(hub)
+    resolver._download(other)
+    assert managed == [hub] and ours == [other]

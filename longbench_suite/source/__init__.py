@@ -318,11 +318,16 @@ class SourceResolver:
         return location
 
     def _download(self, location: str) -> str:
-        """A local copy of ``location``: http(s) through :mod:`.download` (idle timeout, retries,
-        resumption) into the download cache; anything else through the download manager."""
+        """A local copy of ``location``: plain http(s) through :mod:`.download` (idle timeout,
+        retries, resumption) into the download cache; Hub files through the download manager, which
+        hands them to ``huggingface_hub`` (its own retries, resumption and per-read timeout, and the
+        token for gated repos); anything else through the download manager too."""
+        from datasets import config as datasets_config
+
         config = self._config()
         cache_dir = getattr(config, "cache_dir", None)
-        if location.startswith(("http://", "https://")) and cache_dir:
+        hub_file = location.startswith(datasets_config.HF_ENDPOINT + "/") and "/resolve/" in location
+        if location.startswith(("http://", "https://")) and cache_dir and not hub_file:
             protocol = urlsplit(location).scheme
             options = {protocol: config.storage_options.get(protocol, {})}
             return download.download(location, str(cache_dir), options, force=config.force_download)
