@@ -17,6 +17,7 @@ from tokenizers import Tokenizer
 from longbench_suite import cli, export, load_dataset, registry
 from longbench_suite.errors import MissingDependencyError, SuiteError
 from longbench_suite.publish.card import STATISTICS, template
+from longbench_suite.publish.hub import MANIFEST
 
 CONFIGS = ("nq_8k", "hotpotqa_8k")
 QUALIFIED = [f"helmet/{c}" for c in CONFIGS]  # hotpotqa_8k is also a LongBench config
@@ -49,6 +50,7 @@ def test_layout_and_configs_yaml(exported):
     out, result = exported
     files = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert files == [
+        MANIFEST,  # what the export wrote, so a later one deletes only that (not uploaded)
         "README.md",
         "helmet_input_tokens.png",
         "hotpotqa_8k/dev-00000-of-00001.parquet",
@@ -58,7 +60,7 @@ def test_layout_and_configs_yaml(exported):
         "nq_8k/eval-00000-of-00001.parquet",
         "nq_8k/token_counts.json",
     ]
-    assert sorted(result.files) == files
+    assert sorted(result.files) == files[1:]
     meta = _front_matter(_readme(out))
     assert meta["configs"] == [
         {

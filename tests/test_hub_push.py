@@ -92,6 +92,7 @@ def test_repushing_a_config_deletes_its_stale_shards(fake, opts):
         "nq_8k/token_counts.json",
     ]
     assert datasets.load_dataset(fake.repo_dir("org/r"), "nq_8k", split="eval").num_rows == 600
+    assert hub.MANIFEST not in fake.files("org/r")  # the export's own record stays local
 
 
 def test_dry_run_never_contacts_the_hub(opts, tmp_path, monkeypatch, capsys):
