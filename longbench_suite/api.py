@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import logging
 import os
 import re
+import unittest.mock
 from collections.abc import Iterable, Iterator
 
 import datasets
@@ -16,7 +18,15 @@ from datasets.exceptions import DatasetGenerationError
 
 from . import registry
 from .builder import SuiteBuilder
-from .errors import DataFormatError, OptionError, SplitUnavailableError, SuiteError, UnknownNameError
+from .errors import (
+    DataFormatError,
+    OptionError,
+    SplitUnavailableError,
+    StorageError,
+    SuiteError,
+    UnknownNameError,
+    local_cause,
+)
 from .fit.rules import check_max_input_tokens
 from .task import SPLITS
 from .training.holdout import DEFAULT_FRACTION
@@ -50,17 +60,19 @@ def get_builder(
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
     check_max_input_tokens(max_input_tokens)
-    return builder_cls(
-        config_name=config,
-        cache_dir=cache_dir,
-        tokenizer=tokenizer,
-        mirror=mirror,
-        data_dir=os.path.abspath(data_dir) if data_dir else None,
-        max_input_tokens=max_input_tokens,
-        pretruncation_tokenizer=pretruncation_tokenizer,
-        generate=dict(generate) if generate else None,
-        chat_template=chat_template,
-    )
+    _check_cache_dir(cache_dir)
+    with _unwrapped_errors(cache_dir), _read_only_cache(cache_dir):
+        return builder_cls(
+            config_name=config,
+            cache_dir=cache_dir,
+            tokenizer=tokenizer,
+            mirror=mirror,
+            data_dir=os.path.abspath(data_dir) if data_dir else None,
+            max_input_tokens=max_input_tokens,
+            pretruncation_tokenizer=pretruncation_tokenizer,
+            generate=dict(generate) if generate else None,
+            chat_template=chat_template,
+        )
 
 
 def _requested_splits(split: str) -> list[str]:
@@ -83,8 +95,9 @@ def check_splits(builder: SuiteBuilder, split: str | None) -> None:
 
 
 @contextlib.contextmanager
-def _unwrapped_errors() -> Iterator[None]:
-    """Surface our own errors instead of datasets' generic wrapper around them."""
+def _unwrapped_errors(cache_dir: str | None = None) -> Iterator[None]:
+    """Surface our own errors instead of datasets' generic wrapper around them, and a full disk or a
+    cache without write permission as one line saying so."""
     try:
         yield
     except DatasetGenerationError as exc:
@@ -93,7 +106,65 @@ def _unwrapped_errors() -> Iterator[None]:
             cause = cause.__cause__
         if cause is not None:
             raise cause from None
+        _raise_if_local(exc, cache_dir)
         raise
+    except OSError as exc:
+        if not isinstance(exc, SuiteError):
+            _raise_if_local(exc, cache_dir)
+        raise
+
+
+def _raise_if_local(exc: BaseException, cache_dir: str | None) -> None:
+    local = local_cause(exc)
+    if local is None:
+        return
+    where = cache_dir or datasets.config.HF_DATASETS_CACHE
+    if local.errno in (errno.ENOSPC, errno.EDQUOT):
+        advice = "free some space (or pass another cache_dir / --cache-dir) and run again"
+    else:
+        advice = (
+            "a cache without write permission serves only builds it already holds; pass a writable "
+            "cache_dir (--cache-dir), or copy this cache to one"
+        )
+    path = f" ({local.filename})" if local.filename else ""
+    raise StorageError(
+        f"cannot write in the cache {where}{path}: {local.strerror or local}; {advice}; "
+        "no download was deleted"
+    ) from None
+
+
+class _NoLock:
+    """Stands in for ``datasets``' file lock in a cache nobody can write to (so nothing to race)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        pass
+
+    def __enter__(self) -> _NoLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+
+def _writable(directory: str) -> bool:
+    return os.access(directory, os.W_OK)
+
+
+@contextlib.contextmanager
+def _read_only_cache(cache_dir: str | None) -> Iterator[None]:
+    """In a read-only cache, read a finished build without the lock files ``datasets`` would create
+    (its builder locks even to load a build); a build that is not there fails to write, in one line."""
+    root = cache_dir or datasets.config.HF_DATASETS_CACHE
+    if not os.path.isdir(root) or _writable(root):
+        yield
+        return
+    with unittest.mock.patch("datasets.builder.FileLock", _NoLock):
+        yield
+
+
+def _check_cache_dir(cache_dir: str | None) -> None:
+    if cache_dir and os.path.exists(cache_dir) and not os.path.isdir(cache_dir):
+        raise OptionError(f"cache_dir (--cache-dir) {cache_dir} is a file, not a directory")
 
 
 def check_num_proc(num_proc: int | None) -> int | None:
@@ -107,18 +178,19 @@ def check_num_proc(num_proc: int | None) -> int | None:
 
 def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = None):
     """Build ``builder``'s Arrow files (``num_proc`` processes over the split's shards) and load them."""
-    with _unwrapped_errors():
+    with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
         builder.download_and_prepare(num_proc=check_num_proc(num_proc))
     if split is not None:
         for name in _requested_splits(split):
             if name not in builder.info.splits:
                 raise SplitUnavailableError(builder.missing_split_reason(name))
-    return builder.as_dataset(split=split)
+    with _unwrapped_errors(builder._cache_dir_root):
+        return builder.as_dataset(split=split)
 
 
 def streamed(builder: SuiteBuilder, split: str | None):
     try:
-        with _unwrapped_errors():
+        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
             return builder.as_streaming_dataset(split=split)
     except ValueError as exc:
         if split is not None and "Bad split" in str(exc):
@@ -353,5 +425,5 @@ def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> No
     builders = list(builders)
     prefetch(builders)
     for builder in builders:
-        with _unwrapped_errors():
+        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
             builder.download_and_prepare(num_proc=num_proc)

@@ -23,7 +23,15 @@ from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
-from .errors import DataFormatError, OptionError, SourceError, SourceUnavailableError, TokenizerLoadError
+from .errors import (
+    DataFormatError,
+    MissingDependencyError,
+    OptionError,
+    SourceError,
+    SourceUnavailableError,
+    TokenizerLoadError,
+    local_cause,
+)
 from .fit.chat import ChatTemplate, load_chat_template
 from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
@@ -31,7 +39,8 @@ from .instance import Plan
 from .memo import Memo
 from .partition.shards import Shards, stream_shards
 from .row import CHAT_TEMPLATE_COLUMN, make_row
-from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget
+from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget, local_identity
+from .source.ledger import Ledger
 from .task import Benchmark, BuildEnv, Task
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -124,6 +133,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     available_splits: tuple[str, ...] | None = None
     #: the streaming download manager of the last split generation (it resolves a split's own sources)
     _dl_manager = None
+    #: the resolver of the last split generation (its unpinned downloads go into the ledger)
+    _resolver: SourceResolver | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
@@ -151,6 +162,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             if self._chat_template is not None:
                 identity += f"|chat:{self._chat_template.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
+            identity += f"|local:{_local_sources_identity(task, length, kwargs)}"
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
 
@@ -233,6 +245,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             files = {**files, **dev_files}
             with forgotten_on_bad_data(files.values()):
                 self.available_splits = task.splits(length, files)
+        self._resolver = resolver
         num_shards = stream_shards(files) if task.shardable else 1
         streaming = isinstance(dl_manager, StreamingDownloadManager)
         own_sources = task.split_sources(length)
@@ -267,6 +280,12 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             )
             for split in self.available_splits
         ]
+
+    def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
+        super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
+        # Every split was written: the unpinned downloads it read are what later copies must match.
+        if self._resolver is not None:
+            Ledger(self.source_cache_root()).record(self._resolver.unpinned)
 
     def _save_info(self):
         # datasets before 5.0 replaces download_checksums with its download manager's records once the
@@ -331,13 +350,13 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             for row in self._rows(task, instances, env, budget, schema):
                 yield Key(min(shards), count), row
                 count += 1
-        if items is not None and count != len(items):
-            raise RuntimeError(f"{where}: the task built {count} instances for {len(items)} planned rows")
-        if items is None and count == 0:
-            raise DataFormatError(
-                f"{where}: the {split!r} split came out empty; the sources ({_labels(files)}) hold no "
-                "rows for it"
-            )
+            if items is not None and count != len(items):
+                raise RuntimeError(f"{where}: the task built {count} instances for {len(items)} planned rows")
+            if items is None and count == 0:
+                raise DataFormatError(
+                    f"{where}: the {split!r} split came out empty; the sources ({_labels(files)}) hold no "
+                    "rows for it"
+                )
 
     def build_env(self) -> BuildEnv:
         return BuildEnv(
@@ -452,6 +471,23 @@ def _labels(files: Mapping[str, FileRef], shown: int = 2) -> str:
     return ", ".join(labels[:shown]) + more
 
 
+def _local_sources_identity(task: Task | None, length: str | None, options: dict) -> str:
+    """Size and mtime of the local files (``data_dir``, a mirror directory) a config reads, so that an
+    edited file rebuilds; ``-`` where it reads none (downloads are keyed by the download cache)."""
+    if task is None or not (options.get("data_dir") or options.get("mirror")):
+        return "-"
+    sources = {**task.sources(length), **task.dev_sources(length)}
+    for split, split_sources in task.split_sources(length).items():
+        sources.update({f"{split}/{name}": source for name, source in split_sources.items()})
+    try:
+        resolver = SourceResolver(
+            None, cache_root="", mirror=options.get("mirror"), data_dir=options.get("data_dir")
+        )
+    except SourceError:  # a missing mirror or data_dir: the build will say so
+        return "-"
+    return local_identity(resolver.local_files(sources))
+
+
 def mirror_identity(mirror: str | None) -> str | None:
     """The mirror a build reads from, as its cache identity: ``$LONGBENCH_SUITE_MIRROR`` when none is
     given, and a local directory as an absolute path (a relative one means another mirror in another
@@ -464,14 +500,23 @@ def mirror_identity(mirror: str | None) -> str | None:
 
 @contextlib.contextmanager
 def forgotten_on_bad_data(files: Iterable[FileRef]) -> Iterator[None]:
-    """When reading the files fails on their bytes (malformed records, a corrupt archive, a missing
-    member), delete the downloads and member copies they came from, so the next build fetches them
-    again instead of trusting them (a mirror may be fixed in between)."""
+    """When reading the files fails — on their bytes (malformed records, a corrupt archive, a missing
+    member, a split that comes out empty or short) or on anything else that is not a local cause —
+    delete the downloads and member copies they came from, so the next build fetches them again
+    instead of trusting them (a mirror may be fixed in between)."""
     try:
         yield
-    except (DataFormatError, SourceError):
-        forget(files)
+    except Exception as exc:
+        if not _local_or_unavailable(exc):
+            forget(files)
         raise
+
+
+def _local_or_unavailable(exc: Exception) -> bool:
+    """A failure that says nothing about the bytes read: a file that cannot be had, a missing package,
+    a tokenizer or option, a full disk or a missing permission."""
+    not_content = (SourceUnavailableError, MissingDependencyError, TokenizerLoadError, OptionError)
+    return isinstance(exc, not_content) or local_cause(exc) is not None
 
 
 def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:

@@ -324,6 +324,12 @@ def _cmd_build(args) -> int:
 
     if args.output and (len(args.configs) != 1 or not args.split):
         raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
+    if args.output:
+        from .builder import mirror_identity
+        from .outputs import check_output_file
+
+        readonly = (args.data_dir, mirror_identity(args.mirror))
+        check_output_file(args.output, (".jsonl", ".parquet"), readonly=readonly)
     views = dict(holdout=args.holdout, holdout_fraction=args.holdout_fraction, over_length=args.over_length)
     api.check_views(args.split, **views)
     builders = _prepared_builders(args)
@@ -349,12 +355,15 @@ def _cmd_build(args) -> int:
 
 
 def _write(dataset, path: str) -> None:
-    if path.endswith(".jsonl"):
-        dataset.to_json(path, lines=True, force_ascii=False)
-    elif path.endswith(".parquet"):
-        dataset.to_parquet(path)
-    else:
+    from .outputs import written_aside
+
+    if not path.endswith((".jsonl", ".parquet")):
         raise SystemExit(f"longbench-suite build: --output must end in .jsonl or .parquet, got {path}")
+    with written_aside(path) as partial:
+        if path.endswith(".jsonl"):
+            dataset.to_json(partial, lines=True, force_ascii=False)
+        else:
+            dataset.to_parquet(partial)
 
 
 def _cmd_score(args) -> int:

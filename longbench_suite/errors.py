@@ -7,6 +7,8 @@ it as one line instead of a traceback.
 
 from __future__ import annotations
 
+import errno
+
 
 class SuiteError(Exception):
     """Base class of all errors with a user-facing message."""
@@ -32,6 +34,27 @@ class SourceUnavailableError(SourceError):
     """A source file that cannot be had here: not in the mirror or ``data_dir``, or not downloadable
     (offline, unreachable, not found). Unlike a corrupt file, a build may do without it where the file
     feeds only an optional part (``dev``'s exclusions)."""
+
+
+class StorageError(SuiteError, OSError):
+    """A local cause, not the sources': a full disk, a read-only or unwritable cache or output. Nothing
+    downloaded is deleted for it (the bytes were good); the message names the path and what to do."""
+
+
+#: ``errno`` values that mean the local disk or its permissions failed, not the bytes being read
+LOCAL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EROFS, errno.EPERM})
+
+
+def local_cause(exc: BaseException) -> OSError | None:
+    """The ``OSError`` in ``exc``'s chain that a full disk or missing permission raised, if any."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if isinstance(cause, OSError) and cause.errno in LOCAL_ERRNOS:
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None
 
 
 class DataFormatError(SuiteError, ValueError):

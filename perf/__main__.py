@@ -24,6 +24,7 @@ def main() -> None:
     from perf import (
         archive,
         counting,
+        downloads,
         end_to_end,
         generate,
         gunzip,
@@ -54,6 +55,7 @@ def main() -> None:
         "counting": lambda: counting.main(*((2, 3, 10) if quick else (3, 6, 20))),
         "num_proc": num_proc.main,
         "generate": lambda: generate.main(3 if quick else 5),
+        "downloads": lambda: downloads.main(100 if quick else 500),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:

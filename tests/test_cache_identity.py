@@ -3,6 +3,7 @@ folder's, code and data files alike (``docs/architecture.md`` §5)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -71,3 +72,33 @@ def test_an_edited_task_file_gets_a_new_cache_entry(
     )
     edited = get_builder("longbench/qasper_4k", **options)
     assert edited.cache_dir != first.cache_dir  # the old build is not served for the edited task table
+
+
+@pytest.mark.parametrize("where", ["mirror", "data_dir"])
+def test_an_edited_local_source_file_rebuilds(where, demo_mirror, cl100k, tmp_path):
+    """A local mirror or ``data_dir`` file is keyed by size and mtime, as ``datasets`` keys local data
+    files: restoring a half-written file rebuilds, instead of serving the half-built rows again."""
+    from longbench_suite import load_dataset
+    from longbench_suite.benchmarks.adaleval.common import BASE_URL
+    from longbench_suite.source import mirrored
+
+    mirror = tmp_path / "mirror"
+    shutil.copytree(demo_mirror, mirror)
+    source = Path(mirrored(f"{BASE_URL}/stackselect_1k.json", str(mirror)))
+    option = {"mirror": str(mirror)} if where == "mirror" else {"data_dir": str(source.parent)}
+    good = source.read_bytes()
+    records = json.loads(good)
+    source.write_text(json.dumps(records[: len(records) // 2]))  # a half-written file
+    cache = str(tmp_path / "cache")
+    half = load_dataset("adaleval", "bestanswer_1k", split="eval", cache_dir=cache, **option)
+    source.write_bytes(good)
+    again = load_dataset("adaleval", "bestanswer_1k", split="eval", cache_dir=cache, **option)
+    assert (
+        len(half)
+        < len(again)
+        == len(
+            load_dataset(
+                "adaleval", "bestanswer_1k", split="eval", cache_dir=str(tmp_path / "fresh"), **option
+            )
+        )
+    )

@@ -20,7 +20,10 @@ benchmark's own layout (``test_lveval.py``, ``test_adaleval.py``, ``test_records
 
 from __future__ import annotations
 
+import errno
+import gzip
 import hashlib
+import io
 import json
 import os
 import re
@@ -28,6 +31,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import textwrap
 import time
 from collections.abc import Callable
@@ -38,19 +42,22 @@ import pytest
 
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet.common import ARCHIVE as HELMET_ARCHIVE
+from longbench_suite.benchmarks.helmet.icl import TREC_TEST
 from longbench_suite.benchmarks.lveval import common as lveval_common
 from longbench_suite.errors import (
     DataFormatError,
     InvalidTextError,
     MissingDependencyError,
+    OptionError,
     SourceError,
     SplitUnavailableError,
+    StorageError,
     SuiteError,
     TokenizerLoadError,
     UnknownNameError,
 )
 from longbench_suite.fit import tokenizers
-from longbench_suite.source import mirrored
+from longbench_suite.source import archives, download, mirrored
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
@@ -128,6 +135,9 @@ class Broken:
     def build(self, cache: str, streaming: bool = False):
         options = dict(self.request)
         path, name, split = options.pop("path"), options.pop("name"), options.pop("split", None)
+        if options.pop("cache_dir_is_a_file", False):
+            cache = os.path.join(os.path.dirname(self.mirror), "a-file")
+            open(cache, "w").close()
         mirror = self.base_url or self.server.url
         if streaming:
             rows = load_dataset(
@@ -162,6 +172,7 @@ class Case:
     error: type[SuiteError]
     names: str  # what the one-line message must say (a regex)
     streaming: bool = False  # break a streamed read instead of a prepared build
+    keeps_download: bool = False  # a local cause: the (good) download must still be in the cache
 
 
 def _unparseable_tokenizer(b: Broken) -> None:
@@ -195,6 +206,29 @@ def _without_aiohttp(b: Broken) -> None:
     b.patch.setitem(sys.modules, "aiohttp", None)
 
 
+def _question_not_a_string(data: bytes) -> bytes:
+    record = json.loads(data.split(b"\n")[0])
+    record["question"] = ["not", "a", "string"]
+    return replace_line(data, 1, json.dumps(record).encode())
+
+
+def _disk_full(stream, info, target) -> None:
+    raise OSError(errno.ENOSPC, "No space left on device", target)
+
+
+class _ReadOnlyLock:
+    """``datasets``' file lock on a read-only file system."""
+
+    def __init__(self, path, *args, **kwargs) -> None:
+        self.path = str(path)
+
+    def __enter__(self):
+        raise OSError(errno.EROFS, "Read-only file system", self.path)
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+
 def _lone_surrogate_line(data: bytes) -> bytes:
     record = json.loads(data.split(b"\n")[0])
     record["context"] = "before \\ud800 after"  # written below as the JSON escape \ud800
@@ -202,7 +236,7 @@ def _lone_surrogate_line(data: bytes) -> bytes:
     return replace_line(data, 1, line)
 
 
-def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: int) -> dict[str, Case]:
+def _http_faults(prefix: str, config: str, url: str, served_at: str) -> dict[str, Case]:
     """What a mirror's transport can do to one source: an HTTP error, no server, a body cut short."""
     return {
         f"{prefix}-404": Case(
@@ -214,19 +248,21 @@ def _http_faults(prefix: str, config: str, url: str, served_at: str, cut_after: 
         f"{prefix}-connection-refused": Case(
             config, Broken.refuse_connections, SourceError, rf"cannot download {served_at}: .*Connect"
         ),
+        # Every response ends before its first byte: no progress, so the retries run out. (A body
+        # cut after some bytes resumes: tests/test_downloads.py.)
         f"{prefix}-cut-off": Case(
             config,
-            lambda b: b.serve(url, cut_after=cut_after),
+            lambda b: b.serve(url, cut_after=0),
             SourceError,
-            rf"cannot download {served_at}: .*not completed",
+            rf"cannot download {served_at}: .*(not completed|ended after 0 of its \d+ bytes)",
         ),
     }
 
 
 CASES = {
-    **_http_faults("tar", HELMET, TAR, TAR_AT, 100_000),
-    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT, 1000),
-    **_http_faults("json", ADA, JSON, JSON_AT, 2000),
+    **_http_faults("tar", HELMET, TAR, TAR_AT),
+    **_http_faults("zip", LVEVAL, ZIP, ZIP_AT),
+    **_http_faults("json", ADA, JSON, JSON_AT),
     # -- HELMET: data.tar.gz over http ------------------------------------------------------------
     "tar-truncated": Case(
         HELMET,
@@ -271,6 +307,25 @@ CASES = {
         SourceError,
         rf"cannot read data/kilt/\S+ in {TAR_NAME}: ConnectionError",
         streaming=True,
+    ),
+    "tar-question-not-a-string": Case(
+        HELMET,
+        lambda b: b.edit_member(TAR, TAR_MEMBER, _question_not_a_string),
+        DataFormatError,
+        rf"{re.escape(TAR_MEMBER)} in {TAR_NAME}, line 1: field 'question' must be",
+    ),
+    "tar-disk-full-copying-members": Case(
+        HELMET,
+        lambda b: b.patch.setattr("longbench_suite.source.archives._copy_member", _disk_full),
+        StorageError,
+        rf"cannot copy members of {TAR_NAME} into \S+: .*No space left on device.*; the download is kept",
+        keeps_download=True,
+    ),
+    "trec-empty-body": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: b""),
+        DataFormatError,
+        r"helmet/trec_coarse_8k: .*TREC_10\.label",
     ),
     "tokenizer-unparseable": Case(
         HELMET,
@@ -373,12 +428,61 @@ CASES = {
         DataFormatError,
         rf"{JSON_NAME}, line \d+: malformed JSON .*; the file ends inside the JSON array \(truncated\?\)",
     ),
+    "json-empty-array": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: b"[]"),
+        DataFormatError,
+        r"adaleval/bestanswer_1k: the 'eval' split came out empty; the sources \(" + JSON_NAME,
+    ),
+    "json-empty-body": Case(
+        ADA,
+        lambda b: b.rewrite(JSON, lambda d: b""),
+        DataFormatError,
+        JSON_NAME,
+    ),
     "json-cut-off-streamed": Case(
         ADA,
         lambda b: b.serve(JSON, cut_after=2000),
         SourceError,
         rf"cannot read {JSON_NAME}: ConnectionError",
         streaming=True,
+    ),
+    "arrow-disk-full": Case(
+        ADA,
+        lambda b: b.patch.setattr(
+            "datasets.arrow_writer.ArrowWriter.write_examples_on_file",
+            lambda self: _disk_full(None, None, "x"),
+        ),
+        StorageError,
+        r"cannot write in the cache \S+ \(x\): No space left on device; free some space .*; "
+        r"no download was deleted",
+        keeps_download=True,
+    ),
+    "cache-read-only": Case(
+        ADA,
+        lambda b: b.patch.setattr("datasets.builder.FileLock", _ReadOnlyLock),
+        StorageError,
+        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system; a cache without write "
+        r"permission serves only builds it already holds; pass a writable cache_dir",
+    ),
+    "cache-read-only-streamed": Case(
+        ADA,
+        lambda b: b.patch.setattr("datasets.builder.FileLock", _ReadOnlyLock),
+        StorageError,
+        r"cannot write in the cache \S+ \(\S+\.lock\): Read-only file system",
+        streaming=True,
+    ),
+    "cache-dir-is-a-file": Case(
+        ADA,
+        lambda b: b.patch.setitem(b.request, "cache_dir_is_a_file", True),
+        OptionError,
+        r"cache_dir \(--cache-dir\) \S+ is a file, not a directory",
+    ),
+    "max-input-tokens-negative": Case(
+        LVEVAL,
+        lambda b: b.request.update(max_input_tokens=-5),
+        OptionError,
+        r"max_input_tokens must be an integer of at least 2 .*got -5",
     ),
     "no-tiktoken": Case(
         ADA,
@@ -421,6 +525,98 @@ CASES = {
 }
 
 
+#: Every fault class the README's Reliability section lists, with the cases (ids of ``CASES``, or
+#: ``module::test`` elsewhere) that hold it; each case belongs to exactly one class.
+FAULT_CLASSES = {
+    "unreachable": [
+        *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("404", "connection-refused")),
+        "tar-404-streamed",
+        "zip-404-streamed",
+        "test_downloads.py::test_a_permanent_error_is_not_retried",
+    ],
+    "transient": [
+        *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("500", "cut-off")),
+        "tar-cut-off-streamed",
+        "json-cut-off-streamed",
+        "test_downloads.py::test_transient_statuses_are_retried_waiting_what_retry_after_asks",
+        "test_downloads.py::test_without_retry_after_the_waits_back_off_exponentially",
+        "test_downloads.py::test_retries_give_up_after_the_attempts_without_progress",
+        "test_downloads.py::test_a_dropped_connection_resumes_where_the_bytes_stopped",
+        "test_downloads.py::test_a_server_that_ignores_ranges_is_read_whole_again",
+        "test_downloads.py::test_a_slow_transfer_is_not_cancelled_while_bytes_keep_arriving",
+        "test_downloads.py::test_a_stalled_transfer_times_out_and_is_retried",
+    ],
+    "corrupt": [
+        "tar-truncated",
+        "tar-corrupt",
+        "tar-member-missing",
+        "tar-cut-off-without-length",
+        "zip-truncated",
+        "zip-corrupt",
+        "zip-corrupt-found-while-reading",
+        "zip-member-missing",
+        "zip-sha256-mismatch",
+    ],
+    "content": [
+        "tar-malformed-json-line",
+        "tar-question-not-a-string",
+        "zip-malformed-json-line",
+        "zip-lone-surrogate",
+        "json-malformed",
+        "json-truncated",
+        "json-field-missing",
+        "json-lone-surrogate",
+        "json-cut-off-without-length",
+        "json-empty-array",
+        "json-empty-body",
+        "trec-empty-body",
+        "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
+    ],
+    "short": ["test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused"],
+    "local": [
+        "tar-disk-full-copying-members",
+        "arrow-disk-full",
+        "cache-read-only",
+        "cache-read-only-streamed",
+        "test_faults.py::test_a_read_only_cache_serves_the_builds_it_holds",
+        "test_outputs.py::test_a_failed_output_write_leaves_the_previous_file",
+    ],
+    "option": [
+        "cache-dir-is-a-file",
+        "max-input-tokens-negative",
+        "unknown-config",
+        "unknown-split",
+        "unavailable-split",
+        "unknown-benchmark",
+        "unknown-qualified-benchmark",
+        "test_outputs.py::test_output_may_not_be_a_folder_nor_a_source",
+        "test_outputs.py::test_export_output_that_is_a_file_is_one_line",
+    ],
+    "dependency": ["no-aiohttp", "no-tiktoken", "tokenizer-unparseable", "default-tokenizer-gated-offline"],
+    "killed": [
+        "test_faults.py::test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts",
+        "test_downloads.py::test_a_killed_download_resumes_from_its_partial_file",
+        "test_downloads.py::test_a_partial_file_of_another_version_is_not_resumed",
+    ],
+}
+
+
+def test_every_fault_has_one_class_and_the_readme_lists_every_class():
+    import importlib
+
+    members = [m for cases in FAULT_CLASSES.values() for m in cases]
+    assert len(members) == len(set(members))
+    assert sorted(m for m in members if "::" not in m) == sorted(CASES)
+    for reference in (m for m in members if "::" in m):
+        module, test = reference.split("::")
+        assert hasattr(importlib.import_module(f"tests.{module[:-3]}"), test), reference
+    with open(os.path.join(os.path.dirname(__file__), "..", "README.md"), encoding="utf-8") as f:
+        section = f.read().split("**Fault classes.**")[1].split("\n\n")[1]  # the table
+    listed = re.findall(r"^\| `([a-z]+)` \|", section, re.M)
+    assert listed == list(FAULT_CLASSES)
+    assert all(FAULT_CLASSES.values())
+
+
 @pytest.fixture(scope="module")
 def pristine(demo_mirror, tmp_path_factory) -> tuple[str, set[str]]:
     """The DEMO samples, with HELMET's archive cut down to the HotpotQA files (rewritten quickly)."""
@@ -461,6 +657,7 @@ def quick_retries(monkeypatch):
         ("STREAMING_OPEN_RETRY_INTERVAL", 0),
     ):
         monkeypatch.setattr(datasets.config, name, value)
+    monkeypatch.setattr(download, "BACKOFF", (0.0, 0.0))
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
@@ -476,6 +673,14 @@ def test_fault(case, pristine, clean_rows, tiny_tokenizer, cl100k, quick_retries
         message = str(raised.value)
         assert "\n" not in message and re.search(case.names, message), message
         assert trusted_leftovers(cache, good) == []
+        if case.keeps_download:
+            downloads = os.path.join(cache, "downloads")
+            kept = [
+                n
+                for n in os.listdir(downloads)
+                if "." not in n and os.path.isfile(os.path.join(downloads, n))
+            ]
+            assert kept, "a download was deleted for a local cause"
         if case.streaming:
             assert not os.path.exists(os.path.join(cache, "downloads")), "streaming downloaded something"
 
@@ -493,7 +698,7 @@ def test_fault(case, pristine, clean_rows, tiny_tokenizer, cl100k, quick_retries
 CHILD = textwrap.dedent(
     """
     import os, sys, time
-    import datasets.arrow_writer, datasets.utils.file_utils, shutil
+    import datasets.arrow_writer, shutil
     from longbench_suite import load_dataset
 
     bench, name, mirror, tokenizer, cache, phase, marker = sys.argv[1:]
@@ -517,12 +722,13 @@ CHILD = textwrap.dedent(
             out.flush()
             stall()
         shutil.copyfileobj = copy_half
-    elif phase == "download":  # halfway through a download
-        def get_half(url, temp_file, **kwargs):
-            temp_file.write(b"[\\n {")
-            temp_file.flush()
+    elif phase == "download":  # partway through a download
+        import longbench_suite.source.download as download
+        def fetch_part(fs, url, partial, size, attempts):
+            with open(partial, "wb") as f:
+                f.write(fs.cat_file(url, start=0, end=min(size, 1000)))
             stall()
-        datasets.utils.file_utils.fsspec_get = get_half
+        download._fetch = fetch_part
     load_dataset(bench, name, mirror=mirror, tokenizer=tokenizer or None, cache_dir=cache)
     """
 )
@@ -566,3 +772,99 @@ def test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts(
             tokenizer = tiny_tokenizer if bench == "helmet" else None
             rebuilt = load_dataset(bench, name, mirror=server.url, tokenizer=tokenizer, cache_dir=cache)
             assert {s: d.to_list() for s, d in rebuilt.items()} == clean_rows(config), label
+
+
+# -- archive rules ------------------------------------------------------------------------------------
+
+
+def _with_a_stale_first_copy(data: bytes) -> bytes:
+    """The archive with the member stored twice: a stale copy (its first line dropped) first, the
+    archive's own copy last, as ``tar -r`` appends a newer version."""
+    members = read_members(data)
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        stale = members[TAR_MEMBER].split(b"\n", 1)[1]
+        for name, body in [(TAR_MEMBER, stale), *members.items()]:
+            info = tarfile.TarInfo(name)
+            info.size = len(body)
+            tar.addfile(info, io.BytesIO(body))
+    return gzip.compress(raw.getvalue(), mtime=0)
+
+
+def test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed(
+    pristine, clean_rows, tiny_tokenizer, tmp_path, monkeypatch
+):
+    """One rule, documented in the README: the last copy wins (what ``tar -x`` leaves on disk), in a
+    prepared build, in its later passes, and streamed from a remote archive; and a streamed config
+    reads the remote archive once per process, however many of its members it reads."""
+    monkeypatch.setattr(archives, "_STREAMED", {})
+    broken = Broken(pristine[0], str(tmp_path), HELMET, tiny_tokenizer, monkeypatch)
+    try:
+        broken.rewrite(TAR, _with_a_stale_first_copy)
+        good = clean_rows(HELMET)
+        assert broken.build(str(tmp_path / "prepared")) == good
+        # A second config of the same archive makes a later (verified) pass for other members.
+        broken.request["name"] = "hotpotqa_16k"
+        broken.build(str(tmp_path / "prepared"))
+        broken.request["name"] = HELMET.split("/")[1]
+        size = os.path.getsize(mirrored(TAR, broken.mirror))
+        before = broken.server.total_bytes("data.tar.gz")
+        streamed = broken.build(str(tmp_path / "streamed"), streaming=True)["eval"]
+        assert streamed == good["eval"]
+        assert broken.server.total_bytes("data.tar.gz") - before <= size
+    finally:
+        broken.close()
+
+
+def test_a_short_copy_of_a_source_that_built_before_is_refused(
+    pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """The ledger: an unpinned download must match the copy a build last succeeded with, so a source
+    served short later (here a JSON array cut to fewer, well-formed records) is an error, not fewer
+    rows; the short copy is removed, and once the mirror is whole the rebuild succeeds."""
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = tmp_path / "cache"
+    try:
+        assert broken.build(str(cache)) == clean_rows(ADA)
+        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
+            if entry != "longbench_suite":
+                path = cache / entry
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        broken.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}]")
+        with pytest.raises(SourceError) as raised:
+            broken.build(str(cache))
+        message = str(raised.value)
+        assert re.search(
+            rf"the download of {JSON_AT} is not the file that built before: it is \d+ bytes, shorter than "
+            r"the \d+ bytes a build succeeded with \(recorded in \S+ledger\.json\); it was removed",
+            message,
+        ), message
+        assert trusted_leftovers(str(cache), pristine[1]) == []
+        broken.repair()
+        assert broken.build(str(cache)) == clean_rows(ADA)
+    finally:
+        broken.close()
+
+
+@pytest.mark.parametrize("config", [HELMET, LVEVAL, ADA])
+def test_a_read_only_cache_serves_the_builds_it_holds(
+    config, pristine, clean_rows, tiny_tokenizer, cl100k, tmp_path, monkeypatch
+):
+    """Prepared and streamed, without the lock files ``datasets`` creates even to load a build (checked
+    by hand on a read-only bind mount too); a build it does not hold fails in one line."""
+    tokenizer = tiny_tokenizer if config.startswith("helmet/") else None
+    broken = Broken(pristine[0], str(tmp_path), config, tokenizer, monkeypatch)
+    cache = str(tmp_path / "cache")
+    try:
+        assert broken.build(cache) == clean_rows(config)
+        monkeypatch.setattr("longbench_suite.api._writable", lambda directory: False)
+        monkeypatch.setattr("datasets.builder.FileLock", _ReadOnlyLock)
+        monkeypatch.setattr(archives, "_atomic_write_text", _read_only_write)
+        assert broken.build(cache) == clean_rows(config)
+        assert broken.build(cache, streaming=True)["eval"] == clean_rows(config)["eval"]
+    finally:
+        broken.close()
+
+
+def _read_only_write(path: str, text: str) -> None:
+    raise OSError(errno.EROFS, "Read-only file system", path)

@@ -173,6 +173,8 @@ def export(
     """
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise OptionError(f"export --output {output_dir} is a file; name a folder")
     existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
     if existing not in (None, benchmark):
         raise SuiteError(

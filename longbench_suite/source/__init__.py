@@ -11,9 +11,11 @@ allows it, with its sha256 where known) or a :class:`Member` of such a file when
    ``http(s)://`` base URL;
 3. the canonical URL (Hub URLs honour ``HF_ENDPOINT``).
 
-Downloads go through the ``datasets`` download manager and its cache. Archive members are read without
-extracting what no config needs: zip members are opened in place; tar members are copied once into a
-member cache next to the download cache (see :mod:`longbench_suite.source.archives`).
+Downloads go into the ``datasets`` download cache: http(s) ones through :mod:`.download` (an idle
+timeout, retries with backoff, resumption), the rest through the ``datasets`` download manager; an
+unpinned download must match the copy a build last succeeded with (:mod:`.ledger`). Archive members
+are read without extracting what no config needs: zip members are opened in place; tar members are
+copied once into a member cache next to the download cache (see :mod:`longbench_suite.source.archives`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
 from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
-from . import archives
+from . import archives, download
+from .ledger import Ledger
 from .manifest import read_manifest
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
@@ -140,6 +143,8 @@ class FileRef:
     #: files of our caches this file is read from (a download, an archive member's copy): what
     #: :func:`forget` deletes when the file proves bad, so that no later build trusts them
     cache_files: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: every member the build reads from the same archive (a remote tar is read once for them all)
+    siblings: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def is_local(self) -> bool:
@@ -154,7 +159,11 @@ class FileRef:
         """A binary file object with the file's bytes."""
         if self.members:
             return archives.open_member(
-                self.location, self.members, label=self.label, download_config=self.download_config
+                self.location,
+                self.members,
+                label=self.label,
+                download_config=self.download_config,
+                siblings=self.siblings,
             )
         if os.path.exists(self.location):
             return open(self.location, "rb")
@@ -199,6 +208,8 @@ class SourceResolver:
         self.data_file = os.path.abspath(data_dir) if data_dir and os.path.isfile(data_dir) else None
         self.streaming = streaming
         self.checksums: dict[str, dict] = {}
+        #: unpinned downloads this build read, for the ledger once it succeeds
+        self.unpinned: dict[str, dict] = {}
         if (
             self.mirror
             and not self.mirror.startswith(("http://", "https://"))
@@ -210,6 +221,9 @@ class SourceResolver:
         if self.mirror and self.mirror.startswith(("http://", "https://")):
             self._send_credentials_as_header()
         self.samples = None if self.data_dir else read_manifest(self.mirror)
+        config = self._config()
+        if config is not None:  # streamed reads get the idle timeout, not aiohttp's 300 s in total
+            config.storage_options = download.with_network_settings(config.storage_options)
 
     def _send_credentials_as_header(self) -> None:
         """Take the credentials out of an http(s) mirror's URL and send them as a header instead: a URL
@@ -264,6 +278,23 @@ class SourceResolver:
             return self.data_file if archive or same_name else None
         return self._find_in_data_dir([self._url_path(remote)])
 
+    def local_files(self, sources: Mapping[str, Source]) -> list[str]:
+        """The files of ``data_dir`` or a local mirror that resolving ``sources`` would read (nothing
+        for a remote mirror or canonical URLs, whose downloads the ``datasets`` cache keys)."""
+        found = []
+        for source in sources.values():
+            remote = source if isinstance(source, RemoteFile) else source.archive
+            path = None
+            if self.data_dir:
+                if isinstance(source, Member):
+                    path = self._find_in_data_dir(source.paths)
+                path = path or self._remote_in_data_dir(remote, archive=isinstance(source, Member))
+            elif self.mirror and not self.mirror.startswith(("http://", "https://")):
+                path = mirrored(remote.url, self.mirror)
+            if path and os.path.isfile(path):
+                found.append(os.path.abspath(path))
+        return sorted(set(found))
+
     # -- downloads -------------------------------------------------------------------------------
 
     def _fetch(self, remote: RemoteFile, archive: bool = False) -> str:
@@ -279,7 +310,7 @@ class SourceResolver:
         location = self._location(remote)
         if os.path.exists(location) or not self.streaming:
             try:
-                local = self.dl_manager.download(location)
+                local = self._download(location)
             except ImportError as exc:
                 raise MissingDependencyError(
                     f"cannot download {_redact(location)}: {describe(exc)}"
@@ -292,6 +323,22 @@ class SourceResolver:
             self._verify(remote, str(local), location)
             return str(local)
         return location
+
+    def _download(self, location: str) -> str:
+        """A local copy of ``location``: plain http(s) through :mod:`.download` (idle timeout,
+        retries, resumption) into the download cache; Hub files through the download manager, which
+        hands them to ``huggingface_hub`` (its own retries, resumption and per-read timeout, and the
+        token for gated repos); anything else through the download manager too."""
+        from datasets import config as datasets_config
+
+        config = self._config()
+        cache_dir = getattr(config, "cache_dir", None)
+        hub_file = location.startswith(datasets_config.HF_ENDPOINT + "/") and "/resolve/" in location
+        if location.startswith(("http://", "https://")) and cache_dir and not hub_file:
+            protocol = urlsplit(location).scheme
+            options = {protocol: config.storage_options.get(protocol, {})}
+            return download.download(location, str(cache_dir), options, force=config.force_download)
+        return self.dl_manager.download(location)
 
     def _in_download_cache(self, path: str) -> bool:
         cache = getattr(self.dl_manager.download_config, "cache_dir", None) or ""
@@ -308,6 +355,8 @@ class SourceResolver:
         declared = self.samples.declared(location) if self.samples else None
         expected = declared["sha256"] if declared else remote.sha256
         if not (expected or remote.record_sha256):
+            if not remote.sha256 and self._in_download_cache(local):
+                self._check_ledger(remote, local, location, os.path.getsize(local), None)
             return
         if declared:
             self.samples.announce()
@@ -321,6 +370,20 @@ class SourceResolver:
                 f"sha256 mismatch for {_redact(location)}: {whose} {expected}, got {digest} ({fate})"
             )
         self.checksums[remote.url] = {"num_bytes": size, "checksum": digest}
+        if not remote.sha256 and self._in_download_cache(local):
+            self._check_ledger(remote, local, location, size, digest)
+
+    def _check_ledger(self, remote: RemoteFile, local: str, location: str, size: int, digest) -> None:
+        """An unpinned download must match the copy a build last succeeded with (:mod:`.ledger`)."""
+        problem = Ledger(self.cache_root).mismatch(remote.url, size, digest)
+        if problem:
+            self.discard(local)
+            raise SourceError(
+                f"the download of {_redact(location)} is not the file that built before: {problem} "
+                f"(recorded in {Ledger(self.cache_root).path}); it was removed from the cache. Run "
+                "again once the source is whole; if upstream really changed, delete that entry"
+            )
+        self.unpinned[remote.url] = {"num_bytes": size, **({"checksum": digest} if digest else {})}
 
     # -- resolution ------------------------------------------------------------------------------
 
@@ -365,9 +428,14 @@ class SourceResolver:
         location = self._fetch(archive, archive=True)
         label = archive.url
         if location.startswith(REMOTE_PREFIXES):  # streaming from a remote archive
+            siblings = tuple(p for m in members.values() for p in m.paths)
             return {
                 name: FileRef(
-                    location, label=f"{m.path} in {label}", members=m.paths, download_config=self._config()
+                    location,
+                    label=f"{m.path} in {label}",
+                    members=m.paths,
+                    download_config=self._config(),
+                    siblings=siblings,
                 )
                 for name, m in members.items()
             }
@@ -392,6 +460,16 @@ class SourceResolver:
             )
             for name, (path, inner) in found.items()
         }
+
+
+def local_identity(paths: Iterable[str]) -> str:
+    """A digest of local files by path, size and modification time (as ``datasets`` keys local data
+    files): an edited mirror or ``data_dir`` file gives a new build."""
+    h = hashlib.sha256()
+    for path in paths:
+        stat = os.stat(path)
+        h.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    return h.hexdigest()[:16]
 
 
 def source_digest(sources: Mapping[str, Source]) -> str:

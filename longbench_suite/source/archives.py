@@ -17,6 +17,7 @@ archive are removed, so no later run trusts them.
 
 from __future__ import annotations
 
+import atexit
 import bz2
 import contextlib
 import difflib
@@ -28,11 +29,12 @@ import lzma
 import os
 import shutil
 import tarfile
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 
-from ..errors import MissingDependencyError, SourceError, describe
+from ..errors import MissingDependencyError, SourceError, StorageError, describe, local_cause
 from . import gzipfast
 
 VERIFIED_SUFFIX = ".sha256-verified"
@@ -166,6 +168,9 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
     logger.info(
         "reading %s for %d member(s)%s", label, len(missing), "" if verified else ", to its end (first pass)"
     )
+    # A member stored twice is read as tar extracts it: the last copy wins, so a pass may stop early
+    # only when none of the members it needs is stored twice (the first pass records which are).
+    doubled = _doubled(checked) if verified else set()
     seen: list[str] = []
     try:
         with (
@@ -181,7 +186,7 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
                     for name in [n for n, alts in missing.items() if info.name in alts]:
                         found[name] = (_dest_path(dest, info.name), ())
                         del missing[name]
-                    if not missing and verified:
+                    if not missing and verified and not needed & doubled:
                         break
             else:
                 # tarfile stops quietly at a cut between members; the compressed stream does not.
@@ -189,12 +194,20 @@ def _extract_from_tar(path: str, wanted: Mapping[str, Sequence[str]], cache_root
                     pass
     except _CORRUPTION as exc:
         shutil.rmtree(dest, ignore_errors=True)
+        if local_cause(exc):  # a full disk or a read-only cache: the archive itself is fine
+            raise StorageError(
+                f"cannot copy members of {label} into {cache_root}: {describe(exc)}; the download is "
+                "kept: free space (or make the cache writable) and run again"
+            ) from None
         with contextlib.suppress(OSError):
             os.remove(checked)
         raise CorruptArchiveError(f"archive {label} is corrupt or truncated: {describe(exc)}") from None
     if not verified:
         os.makedirs(os.path.dirname(checked), exist_ok=True)
-        _atomic_write_text(checked, "read to the end of its compressed stream\n")
+        twice = sorted({name for name in seen if seen.count(name) > 1})
+        _atomic_write_text(
+            checked, "read to the end of its compressed stream\n" + "".join(f"{n}\n" for n in twice)
+        )
     if missing:
         raise SourceError(_missing_message(label, next(iter(missing.values())), seen))
     return found
@@ -218,6 +231,12 @@ def _pass_progress(path: str, label: str):
 
 
 logger = logging.getLogger(__name__)
+
+def _doubled(checked: str) -> set[str]:
+    """The members an archive stores more than once, as its first full pass recorded them."""
+    with open(checked, encoding="utf-8") as f:
+        return set(f.read().splitlines()[1:])
+
 
 # Each opener takes the path; gzip goes through the fastest installed backend (``gzipfast``).
 _MAGIC = {b"\x1f\x8b": gzipfast.open_gzip, b"BZh": bz2.BZ2File, b"\xfd7zXZ\x00": lzma.LZMAFile}
@@ -283,8 +302,18 @@ class _Closing(io.RawIOBase):
         super().close()
 
 
-def open_member(location: str, members: Sequence[str], *, label: str, download_config=None):
-    """A binary reader of the first of ``members`` that exists in the archive at ``location``."""
+def open_member(
+    location: str,
+    members: Sequence[str],
+    *,
+    label: str,
+    download_config=None,
+    siblings: Sequence[str] = (),
+):
+    """A binary reader of the first of ``members`` that exists in the archive at ``location``.
+
+    ``siblings``: the other members a build reads from the same archive; a remote tar is read once
+    per process for all of them."""
     try:
         if os.path.exists(location):
             if zipfile.is_zipfile(location):
@@ -309,8 +338,7 @@ def open_member(location: str, members: Sequence[str], *, label: str, download_c
                     raise
                 return io.BufferedReader(_Closing(inner, label=label), 1 << 20)
             raise SourceError(f"archive {label} has no member {' or '.join(members)}")
-        raw = xopen(location, "rb", download_config=download_config, block_size=0)
-        return _open_tar_member(raw, members, label)
+        return open(_streamed_copy(location, members, siblings, label, download_config), "rb")
     except SourceError:
         raise
     except ImportError as exc:
@@ -318,9 +346,65 @@ def open_member(location: str, members: Sequence[str], *, label: str, download_c
     except _UNREACHABLE as exc:
         raise SourceError(f"cannot read {label}: {describe(exc)}") from None
     except _CORRUPTION as exc:
+        if local_cause(exc):
+            raise StorageError(f"cannot copy {label} out of its archive: {describe(exc)}") from None
         raise CorruptArchiveError(
             f"archive {label} is corrupt or truncated: {exc.__class__.__name__}: {exc}"
         ) from None
+
+
+#: remote tar archive -> (the members one pass looked for, {member: its copy}), in this process
+_STREAMED: dict[str, tuple[frozenset[str], dict[str, str]]] = {}
+_STREAM_DIRS: dict[int, str] = {}
+
+
+def _stream_dir() -> str:
+    """This process's folder of member copies read from remote archives (removed at exit)."""
+    pid = os.getpid()
+    if pid not in _STREAM_DIRS:
+        _STREAM_DIRS[pid] = tempfile.mkdtemp(prefix="longbench-suite-stream-")
+        atexit.register(shutil.rmtree, _STREAM_DIRS[pid], True)
+    return _STREAM_DIRS[pid]
+
+
+def _streamed_copy(location: str, members: Sequence[str], siblings: Sequence[str], label: str, config) -> str:
+    """The copy of a remote tar's member, read in one pass for it and its siblings (to the end: the
+    last copy of a member stored twice wins, and the compressed stream's checksum is checked)."""
+    looked, copies = _STREAMED.get(location, (frozenset(), {}))
+    if not set(members) <= looked:
+        looked = looked | set(members) | set(siblings)
+        copies = _stream_pass(location, looked, label, config)
+        _STREAMED[location] = (looked, copies)
+    member = next((m for m in members if m in copies), None)
+    if member is None:
+        raise SourceError(f"archive {label} has no member {' or '.join(members)}")
+    return copies[member]
+
+
+def _stream_pass(location: str, wanted: frozenset[str], label: str, config) -> dict[str, str]:
+    from datasets.utils.file_utils import xopen
+
+    dest = os.path.join(_stream_dir(), hashlib.sha256(location.encode("utf-8")).hexdigest()[:24])
+    copies: dict[str, str] = {}
+    with xopen(location, "rb", download_config=config, block_size=0) as raw:
+        buffered = io.BufferedReader(raw, 1 << 20)
+        head = buffered.peek(6)[:6]
+        opener = next((o for magic, o in _STREAM_MAGIC.items() if head.startswith(magic)), None)
+        with opener(buffered) if opener else buffered as plain, tarfile.open(fileobj=plain, mode="r|") as tar:
+            for info in tar:
+                if info.name in wanted and info.isreg():
+                    copies[info.name] = _dest_path(dest, info.name)
+                    _copy_member(tar, info, copies[info.name])
+            while plain.read(1 << 20):  # to the end of the compressed stream, checking it
+                pass
+    return copies
+
+
+_STREAM_MAGIC = {
+    b"\x1f\x8b": lambda f: gzip.GzipFile(fileobj=f),
+    b"BZh": bz2.BZ2File,
+    b"\xfd7zXZ\x00": lzma.LZMAFile,
+}
 
 
 def _open_tar_member(raw, members: Sequence[str], label: str):

@@ -88,9 +88,13 @@ class FakeHub:
                 repo_id, folder, revision = a["repo_id"], str(a["folder_path"]), a["revision"]
                 base = hub.repo_dir(repo_id, revision)
                 uploads = []
+                ignored = a["ignore_patterns"] or []
+                ignored = [ignored] if isinstance(ignored, str) else ignored
                 for current, _, names in os.walk(folder):
                     for name in names:
                         rel = os.path.relpath(os.path.join(current, name), folder).replace(os.sep, "/")
+                        if any(fnmatch.fnmatch(rel, p) for p in ignored):  # as HfApi filters them
+                            continue
                         if not any(rel == p or rel.startswith(p + "/") for p in DEFAULT_IGNORE):
                             uploads.append(rel)
                 patterns = a["delete_patterns"] or []

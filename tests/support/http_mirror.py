@@ -1,9 +1,10 @@
 """A loopback (127.0.0.1) HTTP server over a mirror directory, for tests and benchmarks.
 
 It supports ``HEAD`` and ``GET`` with ``Range`` (fsspec reads zip members by range), counts the bytes
-it sends per path, and can inject faults per path: an HTTP status, or a response cut off midway (with
-its full ``Content-Length``, or without one, so the client cannot tell). ``port=`` binds a given port,
-so a stopped server (connection refused) can come back at the same URL.
+it sends per path, and can inject faults per path: an HTTP status (with a ``Retry-After``), a response
+cut off midway (with its full ``Content-Length``, or without one, so the client cannot tell), a slow
+or stalled body, each for every request or only the first ``times``. ``port=`` binds a given port, so
+a stopped server (connection refused) can come back at the same URL.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +24,11 @@ class Fault:
     status: int | None = None  # reply with this status instead of the file
     cut_after: int | None = None  # send only this many bytes (with the full Content-Length unless no_length)
     no_length: bool = False  # send no Content-Length: the body ends when the connection closes
+    times: int | None = None  # apply to this many requests of the path, then serve it normally
+    retry_after: str | None = None  # a Retry-After header with the status
+    piece: int = 1 << 16  # bytes written at a time
+    delay: float = 0.0  # seconds of silence before each piece (a slow or stalled network)
+    ignore_range: bool = False  # answer a Range request with the whole file (200), as some servers do
 
 
 class MirrorServer:
@@ -51,9 +58,17 @@ class MirrorServer:
                 with server._lock:
                     server.requests.append((self.command, path))
                     server.authorizations.append(self.headers.get("Authorization"))
-                fault = server.faults.get(path)
+                with server._lock:
+                    fault = server.faults.get(path)
+                    if fault and fault.times is not None:
+                        if fault.times <= 0:
+                            fault = None
+                        elif fault.status or not head:
+                            fault.times -= 1
                 if fault and fault.status:
                     self.send_response(fault.status)
+                    if fault.retry_after is not None:
+                        self.send_header("Retry-After", fault.retry_after)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -65,7 +80,8 @@ class MirrorServer:
                     return
                 size = os.path.getsize(local)
                 start, end = 0, size - 1
-                match = re.match(r"bytes=(\d*)-(\d*)", self.headers.get("Range", ""))
+                asked = "" if server.faults.get(path, Fault()).ignore_range else self.headers.get("Range", "")
+                match = re.match(r"bytes=(\d*)-(\d*)", asked)
                 if match and (match.group(1) or match.group(2)):
                     if match.group(1):
                         start = int(match.group(1))
@@ -93,8 +109,11 @@ class MirrorServer:
                 with open(local, "rb") as f:
                     f.seek(start)
                     remaining = limit
+                    piece = fault.piece if fault else 1 << 16
                     while remaining > 0:
-                        chunk = f.read(min(1 << 16, remaining))
+                        if fault and fault.delay:
+                            time.sleep(fault.delay)
+                        chunk = f.read(min(piece, remaining))
                         if not chunk:
                             break
                         try:

@@ -103,6 +103,8 @@ class RagTask(HelmetTask):
     # -- records -------------------------------------------------------------------------------
 
     def _key(self, record: dict, where: str):
+        if self.key_field == "question":
+            return take(record, "question", TEXT, where)
         require(record, [self.key_field], where)
         return record[self.key_field]
 
@@ -178,7 +180,7 @@ class RagTask(HelmetTask):
                     "key": self._key(record, where),
                     "text": DEMO.format(
                         documents=render_passages(read_passages(record, where, "ctxs")),
-                        question=record["question"],
+                        question=take(record, "question", TEXT, where),
                         answer=take(record, "answers", ANSWERS, where)[0],
                     ),
                 }
@@ -224,13 +226,13 @@ class RagTask(HelmetTask):
                 fields={
                     "demos": demos,
                     "context": render_passages(read_passages(record, where, "ctxs")),
-                    "question": record["question"],
+                    "question": take(record, "question", TEXT, where),
                 },
                 output=answers[0],
                 answers=answers,
                 columns=self.columns(
                     length,
-                    question=record["question"],
+                    question=take(record, "question", TEXT, where),
                     depth=None if depth is None else float(depth),
                     positive_ctxs=read_passages(record, where, "positive_ctxs"),
                     metadata={

@@ -1,0 +1,50 @@
+"""Writing what the user asked for without ever leaving half a file or touching one of theirs.
+
+A file is written aside (``NAME.partial-<pid>`` in its folder) and moved over ``NAME`` only when
+complete, so a failed write leaves the previous file as it was. An output may not be a folder, nor
+lie inside the ``data_dir`` or mirror directory a build reads (a later build would trust it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator
+
+from .errors import OptionError, StorageError, describe, local_cause
+
+
+def check_output_file(path: str, suffixes: tuple[str, ...], readonly: Iterable[str | None] = ()) -> None:
+    """``path`` as ``--output`` may name it: a file (not a folder), outside the build's sources."""
+    if os.path.isdir(path):
+        raise OptionError(f"--output {path} is a directory; name a file ending in {' or '.join(suffixes)}")
+    target = os.path.realpath(path)
+    for folder in readonly:
+        if folder and not folder.startswith(("http://", "https://")):
+            root = os.path.realpath(folder)
+            if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
+                raise OptionError(
+                    f"--output {path} is inside {folder}, which the build reads its sources from; "
+                    "write it elsewhere"
+                )
+
+
+@contextlib.contextmanager
+def written_aside(path: str) -> Iterator[str]:
+    """A temporary name next to ``path`` to write to; moved over ``path`` once the block succeeds."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise OptionError(f"cannot write {path}: the folder {folder} does not exist")
+    partial = os.path.join(folder, f".{os.path.basename(path)}.partial-{os.getpid()}")
+    try:
+        yield partial
+        os.replace(partial, path)
+    except OSError as exc:
+        if local_cause(exc) is None:
+            raise
+        raise StorageError(
+            f"cannot write {path}: {describe(exc)}; the file there was left as it was"
+        ) from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(partial)

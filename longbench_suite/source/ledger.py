@@ -1,0 +1,57 @@
+"""What each unpinned source looked like when a build from it last succeeded.
+
+Most sources have no published checksum. A download of one that comes out short (a mirror serving a
+cut file, a proxy ending the body early without a length) would otherwise build fewer rows silently,
+and every later config in the cache would trust it. So the first build that *succeeds* on a download
+records its size (and its sha256 where the build computed one) here, per canonical URL, in
+``<cache>/longbench_suite/sources/ledger.json``; a later download of that URL into the cache — after
+``force_redownload``, or once the download was deleted — must match it, or it is removed and the build
+fails naming both. Files a user provides (``data_dir``, a mirror directory) are never judged: an edit
+there is a new source, and rebuilds (the build cache keys them by size and mtime).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from filelock import FileLock
+
+NAME = "ledger.json"
+
+
+class Ledger:
+    def __init__(self, cache_root: str) -> None:
+        self.path = os.path.join(cache_root, NAME)
+
+    def read(self) -> dict[str, dict]:
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return {}
+
+    def mismatch(self, url: str, num_bytes: int, checksum: str | None) -> str | None:
+        """Why a copy of ``url`` differs from the one a build last succeeded with, or ``None``."""
+        known = self.read().get(url)
+        if not known:
+            return None
+        if known["num_bytes"] != num_bytes:
+            shorter = "shorter than" if num_bytes < known["num_bytes"] else "not the size of"
+            return f"it is {num_bytes} bytes, {shorter} the {known['num_bytes']} bytes a build succeeded with"
+        if checksum and known.get("checksum") and checksum != known["checksum"]:
+            return f"its sha256 {checksum} is not the {known['checksum']} a build succeeded with"
+        return None
+
+    def record(self, entries: Mapping[str, dict]) -> None:
+        """Record the copies a successful build read (``{url: {num_bytes, checksum}}``)."""
+        if not entries:
+            return
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        with FileLock(self.path + ".lock"):
+            known = self.read()
+            known.update(entries)
+            with open(self.path + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(known, f, indent=1, sort_keys=True)
+            os.replace(self.path + ".tmp", self.path)

@@ -1,0 +1,64 @@
+"""Outputs are atomic and never touch a file the user owns: ``build --output`` is written aside and
+moved into place, may not be a folder nor lie among the build's sources; ``export`` into a file is
+one line."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import datasets
+import pytest
+
+from longbench_suite import cli
+
+ADA = "adaleval/bestanswer_1k"
+
+
+@pytest.fixture
+def ada(demo_mirror, cl100k, tmp_path) -> list[str]:
+    return ["--mirror", demo_mirror, "--cache-dir", str(tmp_path / "cache")]
+
+
+def _build(out, options, capsys) -> tuple[int, str]:
+    code = cli.main(["build", ADA, "--split", "eval", "--output", str(out), *options])
+    return code, capsys.readouterr().err.strip().split("\r")[-1].splitlines()[-1]
+
+
+def test_a_failed_output_write_leaves_the_previous_file(ada, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "eval.jsonl"
+    out.write_text("the user's previous export\n")
+
+    def disk_full(self, path, **kwargs):
+        with open(path, "w") as f:
+            f.write('{"input": "half')
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+
+    monkeypatch.setattr(datasets.Dataset, "to_json", disk_full)
+    code, err = _build(out, ada, capsys)
+    assert code == 2 and err.startswith("longbench-suite: error: ")
+    assert f"cannot write {out}: " in err and "No space left on device" in err
+    assert out.read_text() == "the user's previous export\n"
+    assert sorted(os.listdir(tmp_path)) == ["cache", "eval.jsonl"]  # no partial file left
+    monkeypatch.undo()
+    assert _build(out, ada, capsys)[0] == 0
+    assert len(out.read_text().splitlines()) == len(datasets.Dataset.from_json(str(out)))
+
+
+def test_output_may_not_be_a_folder_nor_a_source(ada, demo_mirror, tmp_path, capsys):
+    code, err = _build(tmp_path, ada, capsys)
+    assert code == 2 and f"--output {tmp_path} is a directory" in err
+    inside = os.path.join(demo_mirror, "eval.jsonl")
+    code, err = _build(inside, ada, capsys)
+    assert code == 2 and f"--output {inside} is inside {demo_mirror}, which the build reads" in err
+    assert not os.path.exists(inside)
+
+
+def test_export_output_that_is_a_file_is_one_line(helmet_opts, tmp_path, capsys):
+    target = tmp_path / "file"
+    target.write_text("x")
+    args = ["export", "helmet/nq_8k", "--output", str(target), "--no-histogram"]
+    args += ["--mirror", helmet_opts["mirror"], "--tokenizer", helmet_opts["tokenizer"]]
+    assert cli.main(args) == 2
+    assert f"export --output {target} is a file" in capsys.readouterr().err
+    assert target.read_text() == "x"
