@@ -203,8 +203,9 @@ def test_inputs_over_budget_are_named_by_row(demo_mirror, tiny_tokenizer, tmp_pa
     # A builder bug: fitting prompts to 600 tokens more than HELMET's budget.
     apply = CutContextTail.apply
 
-    def too_generous(self, template, fields, tokenizer, budget, what):
-        return apply(self, template, fields, tokenizer, InputBudget(budget.tokens + 600, budget.rule), what)
+    def too_generous(self, template, fields, tokenizer, budget, what, chat=None):
+        wide = InputBudget(budget.tokens + 600, budget.rule)
+        return apply(self, template, fields, tokenizer, wide, what, chat=chat)
 
     monkeypatch.setattr(CutContextTail, "apply", too_generous)
     code, report = _check(
