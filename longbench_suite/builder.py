@@ -19,10 +19,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 import datasets
-from datasets.builder import Key
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
+from .compat import Key
 from .errors import (
     DataFormatError,
     MissingDependencyError,
@@ -185,13 +185,14 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
 
     # -- datasets hooks -----------------------------------------------------------------------
 
-    def _create_builder_config(self, config_name=None, custom_features=None, config_id=None, **config_kwargs):
+    def _create_builder_config(self, config_name=None, custom_features=None, **config_kwargs):
         # A generator task's config at a length it accepts but does not list is made on the fly.
+        # (``config_kwargs`` also passes on datasets' own ``config_id`` where the version has one.)
         if isinstance(config_name, str) and config_name not in self.builder_configs:
             task, length = self.BENCHMARK.lookup(config_name)
             config_kwargs.update(name=config_name, task=task, length=length, description=task.description)
             config_name = None
-        return super()._create_builder_config(config_name, custom_features, config_id, **config_kwargs)
+        return super()._create_builder_config(config_name, custom_features, **config_kwargs)
 
     def _info(self) -> datasets.DatasetInfo:
         bench = self.BENCHMARK

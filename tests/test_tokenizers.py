@@ -207,7 +207,7 @@ def test_a_bad_clean_up_setting_is_one_line_naming_the_file(llama2_tokenizer, tm
 def _serve_hub_files(monkeypatch, files: dict[str, str | None]) -> None:
     """``hf_hub_download`` answering from ``files``: a path, ``None`` (not in the repo) or ``"offline"``."""
     import huggingface_hub
-    from huggingface_hub import errors
+    from huggingface_hub import utils as errors
 
     # what hf_hub_download raises for a file the repo lacks (RemoteEntryNotFoundError since hub 1.0)
     missing = getattr(errors, "RemoteEntryNotFoundError", errors.EntryNotFoundError)

@@ -647,7 +647,7 @@ TOKENIZER_CONFIG = "tokenizer_config.json"
 
 def _from_hub(repo: str) -> HFTokenizer:
     from huggingface_hub import hf_hub_download
-    from huggingface_hub.errors import EntryNotFoundError, LocalEntryNotFoundError
+    from huggingface_hub.utils import EntryNotFoundError, LocalEntryNotFoundError
 
     repo_id, _, revision = repo.partition("@")
     try:
