@@ -129,15 +129,37 @@ def rouge_l_f(prediction: str, ground_truth: str, upstream_depth: int = UPSTREAM
     previous = sys.getrecursionlimit()
     # Frames the call may use upstream: get_scores's own (at ``upstream_depth``) up to the limit. The
     # room here is measured, not computed from the frames: C calls above us count against the limit too.
+    # It is measured under a limit just above the current depth, so the probe stays short whatever
+    # limit another library has set.
     upstream_room = UPSTREAM_RECURSION_LIMIT - upstream_depth + 1
-    room = _room_below() + 1  # measured one frame deeper than get_scores will run
-    sys.setrecursionlimit(previous + upstream_room - room)
+    probe = _limit_just_above_here(previous)
+    try:
+        room = _room_below() + 1  # measured one frame deeper than get_scores will run
+    finally:
+        sys.setrecursionlimit(previous)
+    sys.setrecursionlimit(probe + upstream_room - room)
     try:
         return scorer.get_scores([prediction], [ground_truth], avg=True)["rouge-l"]["f"]
     except Exception:
         return 0.0
     finally:
         sys.setrecursionlimit(previous)
+
+
+def _limit_just_above_here(previous: int) -> int:
+    """Set, and return, a recursion limit a little above the caller's depth (never above ``previous``)."""
+    depth, frame = 0, sys._getframe(1)
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = 2 * depth + 64  # C calls count too, so the true depth may be higher: double until accepted
+    while limit < previous:
+        try:
+            sys.setrecursionlimit(limit)
+            return limit
+        except RecursionError:
+            limit *= 2
+    sys.setrecursionlimit(previous)
+    return previous
 
 
 def _room_below() -> int:
