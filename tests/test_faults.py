@@ -591,6 +591,7 @@ FAULT_CLASSES = {
         "unknown-qualified-benchmark",
         "test_outputs.py::test_output_may_not_be_a_folder_nor_a_source",
         "test_outputs.py::test_export_output_that_is_a_file_is_one_line",
+        "test_outputs.py::test_a_re_export_never_drops_a_file_it_did_not_write",
     ],
     "dependency": ["no-aiohttp", "no-tiktoken", "tokenizer-unparseable", "default-tokenizer-gated-offline"],
     "killed": [

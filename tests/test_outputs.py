@@ -10,7 +10,8 @@ import os
 import datasets
 import pytest
 
-from longbench_suite import cli
+from longbench_suite import cli, export
+from longbench_suite.errors import SuiteError
 
 ADA = "adaleval/bestanswer_1k"
 
@@ -62,3 +63,18 @@ def test_export_output_that_is_a_file_is_one_line(helmet_opts, tmp_path, capsys)
     assert cli.main(args) == 2
     assert f"export --output {target} is a file" in capsys.readouterr().err
     assert target.read_text() == "x"
+
+
+def test_a_re_export_never_drops_a_file_it_did_not_write(helmet_opts, tmp_path, capsys):
+    out = tmp_path / "export"
+    export(["helmet/nq_8k"], str(out), histogram=False, **helmet_opts)
+    shards = sorted(p.name for p in (out / "nq_8k").iterdir())
+    export(["helmet/nq_8k"], str(out), histogram=False, **helmet_opts)  # only its own files: fine
+    assert sorted(p.name for p in (out / "nq_8k").iterdir()) == shards
+    mine = out / "nq_8k" / "notes.txt"
+    mine.write_text("my notes\n")
+    with pytest.raises(SuiteError, match=r"nq_8k/notes\.txt is not a file an export writes; move it out"):
+        export(["helmet/nq_8k"], str(out), histogram=False, **helmet_opts)
+    assert mine.read_text() == "my notes\n" and sorted(p.name for p in (out / "nq_8k").iterdir()) == sorted(
+        [*shards, "notes.txt"]
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -146,6 +147,26 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
     return {"data_files": data_files}, info, counted
 
 
+#: the files an export writes into a config's folder (the folder is replaced whole on re-export)
+_EXPORT_FILE = re.compile(
+    rf"({'|'.join((*SPLITS, *HOLDOUT_SPLITS))})-\d{{5}}-of-\d{{5}}\.parquet|{re.escape(cards.TOKEN_COUNTS)}"
+)
+
+
+def _refuse_foreign_files(output_dir: str, configs: Sequence[str]) -> None:
+    """A config folder about to be replaced may hold only what an export writes: never drop a user's file."""
+    for config in configs:
+        folder = os.path.join(output_dir, config)
+        for root, _dirs, files in os.walk(folder):
+            for name in sorted(files):
+                if root != folder or not _EXPORT_FILE.fullmatch(name):
+                    path = os.path.join(root, name)
+                    raise OptionError(
+                        f"export would replace {folder} whole, and {path} is not a file an export "
+                        "writes; move it out of the folder first"
+                    )
+
+
 def export(
     configs: Sequence[str],
     output_dir: str,
@@ -196,6 +217,7 @@ def export(
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
+    _refuse_foreign_files(output_dir, names)
     with staging.staged(output_dir, leave_out=tuple(names)) as stage:
         for builder in builders:
             splits = api.prepared(builder, None)
