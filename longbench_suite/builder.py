@@ -28,6 +28,7 @@ from .errors import (
     MissingDependencyError,
     OptionError,
     SourceError,
+    SourceNotProvidedError,
     SourceUnavailableError,
     TokenizerLoadError,
     local_cause,
@@ -84,7 +85,12 @@ class SuiteConfig(datasets.BuilderConfig):
             if config_kwargs.get(k) is not None
         }
         if "generate" in options:
-            options["generate"] = sorted(options["generate"].items())
+            generate = dict(options["generate"])
+            essay = generate.get("essay")
+            if isinstance(essay, str) and os.path.isfile(essay):
+                # the file is read, not named: an edited essay makes new rows
+                generate["essay"] = (os.path.abspath(essay), local_identity([os.path.abspath(essay)]))
+            options["generate"] = sorted(generate.items())
         if "data_dir" in options:
             options["data_dir"] = os.path.normpath(os.path.abspath(options["data_dir"]))
         if not options:
@@ -303,7 +309,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         where = f"{self.BENCHMARK.name}/{self.config.name}"
         try:
             found = resolver.resolve(sources)
-        except SourceUnavailableError as exc:
+        except SourceNotProvidedError as exc:  # not a passing failure: a download that failed still fails
             self.available_splits = tuple(s for s in self.available_splits if s != split)
             others = " and ".join(repr(s) for s in self.available_splits) or "no other split"
             reason = (

@@ -57,6 +57,11 @@ def local_cause(exc: BaseException) -> OSError | None:
     return None
 
 
+class SourceNotProvidedError(SourceUnavailableError):
+    """A file the user's mirror directory or ``data_dir`` does not hold: a fact of the folder given,
+    not a passing failure, so a build may leave out the one split that needs it."""
+
+
 class DataFormatError(SuiteError, ValueError):
     """A source record that does not have the upstream layout (names the file and line)."""
 

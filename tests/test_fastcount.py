@@ -83,8 +83,10 @@ def test_counts_equal_whole_text_encodes_for_every_kind(kinds, kind):
     texts = _documents()
     for special in (True, False):
         assert counter.count_batch(texts, special=special) == _expected(tok, texts, special), (kind, special)
-    # whichever backend the probe chose, the counts are the tokenizer's own
-    assert counter.counting_backend in ("fastokens", "tokenizers")
+    # whichever backend the probe chose, the counts are the tokenizer's own; the kinds whose ids
+    # fastokens does not reproduce stay on tokenizers
+    if kind in ("wordpiece", "unigram"):
+        assert counter.counting_backend == "tokenizers"
 
 
 @SETTINGS

@@ -244,6 +244,7 @@ def test_export_records_the_template(chat_mirror, chat_tokenizers, tmp_path):
     identity = load_chat_template("tokenizer", folder).identity
     card = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert f"`{identity}`" in card
+    assert "Configs with a `chat_template` value were built with each chat-mode row's user turn" in card
     exported = load_dataset("parquet", data_files=str(tmp_path / "out" / "alce_asqa_8k" / "eval-*.parquet"))
     assert set(exported["train"]["chat_template"]) == {identity}
 

@@ -202,8 +202,8 @@ def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) ->
         header.append("max_input_tokens")
     chat = any(c.chat_template is not None for c in counts)
     if chat:
-        intro += (
-            " Configs with a `chat_template` value were built with each chat-mode row's user turn "
+        intro.append(
+            "Configs with a `chat_template` value were built with each chat-mode row's user turn "
             "fitted under that chat template, and their counts are of the templated prompt."
         )
         header.append("chat_template")
@@ -299,7 +299,7 @@ def write_card(
     data["size_categories"] = [size_category(_total_rows(data))]
     written = [README]
     png = None
-    if histogram and any(c.splits for c in counts):
+    if histogram and any(any(c.splits.values()) for c in counts):  # some split with counts
         png = histogram_name(benchmark)
         replace_file(os.path.join(directory, png), lambda path: plot_histogram(counts, path))
         written.append(png)

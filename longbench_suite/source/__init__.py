@@ -29,7 +29,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from ..errors import MissingDependencyError, SourceError, SourceUnavailableError, describe
+from ..errors import (
+    MissingDependencyError,
+    SourceError,
+    SourceNotProvidedError,
+    SourceUnavailableError,
+    StorageError,
+    describe,
+    local_cause,
+)
 from . import archives, download
 from .ledger import Ledger
 from .manifest import read_manifest
@@ -244,7 +252,7 @@ class SourceResolver:
         if self.mirror:
             location = mirrored(remote.url, self.mirror)
             if not location.startswith(("http://", "https://")) and not os.path.exists(location):
-                raise SourceUnavailableError(
+                raise SourceNotProvidedError(
                     f"{remote.url} is not in the mirror {_redact(self.mirror)} (expected the file {location})"
                 )
             return location
@@ -303,7 +311,7 @@ class SourceResolver:
             local = self._remote_in_data_dir(remote, archive)
             if local:
                 return local
-            raise SourceUnavailableError(
+            raise SourceNotProvidedError(
                 f"{remote.name} is not in data_dir {self.data_dir} (looked for "
                 f"{', '.join(self._data_dir_candidates(self._url_path(remote)))})"
             )
@@ -316,6 +324,12 @@ class SourceResolver:
                     f"cannot download {_redact(location)}: {describe(exc)}"
                 ) from None
             except Exception as exc:
+                local = local_cause(exc)
+                if local is not None:
+                    raise StorageError(
+                        f"cannot download {_redact(location)}: {local.strerror} "
+                        f"({local.filename or 'the cache'}); free space or fix permissions, then run again"
+                    ) from None
                 hint = "" if self.mirror else OFFLINE_HINT
                 raise SourceUnavailableError(
                     f"cannot download {_redact(location)}: {describe(exc)}{hint}"
@@ -421,7 +435,7 @@ class SourceResolver:
     def _resolve_members(self, archive: RemoteFile, members: Mapping[str, Member]) -> dict[str, FileRef]:
         if self.data_dir and not self._remote_in_data_dir(archive, archive=True):
             missing = ", ".join(m.path for m in members.values())
-            raise SourceUnavailableError(
+            raise SourceNotProvidedError(
                 f"{missing} not in data_dir {self.data_dir}, and neither is {archive.name} (looked for "
                 f"{', '.join(p for m in members.values() for p in self._data_dir_candidates(m.path))})"
             )

@@ -45,13 +45,10 @@ from .recall import TASKS as RECALL
 
 _LENGTH = re.compile(r"(\d+)([km]?)")
 _UNITS = {"": 1, "k": 1024, "m": 1024 * 1024}
-#: RULER's niah task template and answer prefix (``scripts/data/synthetic/constants.py``)
-RULER_USER = (
-    "Some special magic {type_needle_v} are hidden within the following text. Make sure to memorize it. "
-    "I will quiz you about the {type_needle_v} afterwards.\n{context}\nWhat are all the special magic "
-    "{type_needle_v} for {query} mentioned in the provided text?"
-)
-RULER_PREFIX = " The special magic {type_needle_v} for {query} mentioned in the provided text are"
+#: RULER's niah task template and answer prefix (``scripts/data/synthetic/constants.py``): HELMET's
+#: multi-value RULER prompt is that text, its answer prefix without the leading space
+RULER_USER = RULER_MV_TEMPLATE.user
+RULER_PREFIX = " " + RULER_MV_TEMPLATE.answer_prefix
 RULER_TOKENS_TO_GENERATE = 128
 MARK = "\x00context\x00"
 RECIPES = ("helmet", "ruler")
@@ -76,14 +73,14 @@ class Options:
         given = dict(given or {})
         unknown = sorted(set(given) - set(cls.__dataclass_fields__))
         if unknown:
-            raise ValueError(
+            raise OptionError(
                 f"{where}: unknown generate option(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}"
             )
         options = cls(**given)
         if not isinstance(options.seed, int):
             raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
         if options.rows is not None and (not isinstance(options.rows, int) or options.rows <= 0):
-            raise ValueError(
+            raise OptionError(
                 f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
             )
         if options.haystack is not None and options.haystack not in HAYSTACKS:
@@ -381,12 +378,6 @@ def _match(settings: NiahSettings) -> str:
     return "ruler_mk_uuid" if settings.value_kind == "uuids" else "ruler_mk_needle"
 
 
-_MATCH = {
-    "niah_multikey_2": "ruler_mk_needle",
-    "niah_multikey_3": "ruler_mk_uuid",
-    "niah_multivalue": "ruler_mv",
-}
-
 TASKS = (
     JsonKvGenTask(
         name="gen_json_kv",
@@ -405,7 +396,7 @@ TASKS = (
             description=f"Generated RULER {variant} rows at any length and tokenizer.",
             template=RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE,
             max_new_tokens=100 if settings.value_kind == "uuids" else 50,
-            matches=_MATCH.get(variant, _match(settings)),
+            matches=_match(settings),
             variant=variant,
             **_NIAH,
         )
