@@ -30,6 +30,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
+from ..errors import SourceError
+
 #: seconds without a byte (or a connection) before a request counts as failed
 IDLE_TIMEOUT = float(os.environ.get("LONGBENCH_SUITE_IDLE_TIMEOUT", "60"))
 #: failed attempts in a row (no byte of progress in between) before a download gives up
@@ -222,6 +224,10 @@ def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) ->
             except Exception as exc:
                 attempts.failed_with(exc)
                 done = min(done, size)
+        read = out.tell()
+        if read != size:  # a body that ran past the announced length: never keep such a file
+            out.truncate(0)
+            raise SourceError(f"the body of {url} ran past its announced {size} bytes ({read} read)")
 
 
 class _ShortBody(ConnectionResetError):
