@@ -30,14 +30,15 @@ Row = Mapping[str, Any]
 RowScores = dict[str, float | None]
 
 
-def optional_import(module: str, package: str, purpose: str):
-    """Import an optional dependency of the metrics, or raise a :class:`MissingDependencyError`."""
+def optional_import(module: str, package: str, purpose: str, extra: str = EXTRA):
+    """Import an optional dependency of the metrics, or raise a :class:`MissingDependencyError` naming
+    the extra that installs it."""
     try:
         return importlib.import_module(module)
     except ImportError:
         raise MissingDependencyError(
             f"{purpose} needs the package {package!r}, which is not installed; "
-            f"install the metrics extra: pip install 'longbench-suite[{EXTRA}]'"
+            f"install the {extra} extra: pip install 'longbench-suite[{extra}]'"
         ) from None
 
 

@@ -5,24 +5,24 @@ honouring ``Retry-After``)."""
 from __future__ import annotations
 
 import importlib
-import os
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..endpoint import openai_client
 from ..errors import GenerationError, MissingDependencyError, describe
 from .requests import Request
 
 EXTRA = "predict"
 
 
-def optional_import(module: str, purpose: str):
+def optional_import(module: str, purpose: str, extra: str = EXTRA):
     """Import a dependency of ``predict`` or raise a :class:`MissingDependencyError`."""
     try:
         return importlib.import_module(module)
     except ImportError:
         raise MissingDependencyError(
             f"{purpose} needs the package {module!r}, which is not installed; "
-            f"install the predict extra: pip install 'longbench-suite[{EXTRA}]'"
+            f"install the {extra} extra: pip install 'longbench-suite[{extra}]'"
         ) from None
 
 
@@ -64,9 +64,9 @@ class OpenAIBackend:
         self.model = model
         self.endpoint = endpoint
         self.concurrency = concurrency
-        # Local servers take any key; the client refuses to start without one.
-        key = api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-        self.client = openai.OpenAI(base_url=endpoint, api_key=key, max_retries=max_retries, timeout=timeout)
+        self.client = openai_client(
+            endpoint, api_key, "an OpenAI-compatible backend", max_retries=max_retries, timeout=timeout
+        )
         self._errors = (openai.APIError,)
 
     def _arguments(self, request: Request) -> dict:

@@ -20,8 +20,8 @@ class TransformersBackend:
     concurrency = 1
 
     def __init__(self, model_path: str, *, device: str | None = None) -> None:
-        optional_import("torch", "the transformers backend")
-        transformers = optional_import("transformers", "the transformers backend")
+        optional_import("torch", "the transformers backend", "train")
+        transformers = optional_import("transformers", "the transformers backend", "transformers")
         self.name = model_path
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(model_path)

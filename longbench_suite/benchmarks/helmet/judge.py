@@ -16,15 +16,15 @@ out of the mean, as upstream does.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from longbench_suite.endpoint import openai_client
 from longbench_suite.errors import DataFormatError
-from longbench_suite.metrics.base import Judges, Row, RowScores, column, optional_import
+from longbench_suite.metrics.base import Judges, Row, RowScores, column
 
 JUDGE_MODEL = "gpt-4o-2024-05-13"
 NEEDS = f"an LLM judge (HELMET uses {JUDGE_MODEL}; CLI: --judge-model)"
@@ -191,13 +191,7 @@ class OpenAIJudge:
 
     def __call__(self, prompt: str, max_tokens: int) -> str | None:
         if self.client is None:
-            openai = optional_import("openai", "openai", "the GPT-4o judge")
-            if self.base_url:
-                # A local server takes any key; the client refuses to start without one.
-                key = self.api_key or os.environ.get("OPENAI_API_KEY") or "EMPTY"
-                self.client = openai.OpenAI(base_url=self.base_url, api_key=key)
-            else:
-                self.client = openai.OpenAI(api_key=self.api_key) if self.api_key else openai.OpenAI()
+            self.client = openai_client(self.base_url, self.api_key, "the GPT-4o judge")
         response = self.client.chat.completions.create(
             model=self.model,
             messages=[{"role": "user", "content": prompt}],

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
+from longbench_suite.endpoint import openai_client
 from longbench_suite.errors import DataFormatError
 from longbench_suite.metrics.base import (
     Judges,
@@ -206,8 +207,10 @@ class T5NLIJudge:
 
     @classmethod
     def from_pretrained(cls, name: str = AUTOAIS_MODEL, **model_kwargs) -> T5NLIJudge:
-        torch = optional_import("torch", "torch", "the T5 NLI citation judge")
-        transformers = optional_import("transformers", "transformers", "the T5 NLI citation judge")
+        torch = optional_import("torch", "torch", "the T5 NLI citation judge", "train")
+        transformers = optional_import(
+            "transformers", "transformers", "the T5 NLI citation judge", "transformers"
+        )
         model_kwargs.setdefault("torch_dtype", torch.bfloat16)
         model_kwargs.setdefault("device_map", "auto")
         model = transformers.AutoModelForSeq2SeqLM.from_pretrained(name, **model_kwargs)
@@ -236,8 +239,7 @@ class EndpointNLIJudge:
 
     def __call__(self, premise: str, hypothesis: str) -> bool:
         if self.client is None:
-            openai = optional_import("openai", "openai", "an NLI judge at an endpoint")
-            self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "EMPTY")
+            self.client = openai_client(self.base_url, self.api_key, "an NLI judge at an endpoint")
         response = self.client.completions.create(
             model=self.model, prompt=nli_input(premise, hypothesis), max_tokens=10, temperature=0.0
         )
