@@ -98,3 +98,47 @@ def test_an_unknown_backend_name_is_one_clear_error(monkeypatch):
     monkeypatch.setenv(gzipfast.ENV, "pigz")
     with pytest.raises(UnknownNameError, match=r"LONGBENCH_SUITE_GZIP='pigz' names no gzip backend"):
         gzipfast.backend()
+
+
+def _spied(monkeypatch, backend: str) -> list:
+    """Force ``backend`` and record every stream its opener decompresses."""
+    monkeypatch.setenv(gzipfast.ENV, backend)
+    opener, error = gzipfast._load(backend)
+    opened: list = []
+
+    def spy(source, mode):
+        opened.append(source)
+        return opener(source, mode)
+
+    monkeypatch.setattr(gzipfast, "_load", lambda name: (spy, error))
+    return opened
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_streamed_members_go_through_the_same_backend(tmp_path, monkeypatch, backend):
+    from tests.support.http_mirror import MirrorServer
+
+    path, members = _tar_gz(tmp_path)
+    opened = _spied(monkeypatch, backend)
+    with archives.open_member(path, ("data/text.jsonl",), label="data.tar.gz") as f:
+        assert f.read() == members["data/text.jsonl"]
+    assert len(opened) == 1 and not isinstance(opened[0], str), "the local stream was not decompressed by it"
+    with MirrorServer(str(tmp_path)) as server:
+        url = f"{server.url}/data.tar.gz"
+        siblings = ("data/empty.txt",)
+        with archives.open_member(url, ("data/big.bin",), label="data.tar.gz", siblings=siblings) as f:
+            assert f.read() == members["data/big.bin"]
+    assert len(opened) == 2, "the remote stream was not decompressed by it"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_truncated_stream_is_refused_by_every_backend(tmp_path, monkeypatch, backend):
+    path, _ = _tar_gz(tmp_path)
+    with open(path, "rb") as f:
+        data = f.read()
+    with open(path, "wb") as f:
+        f.write(_cut(data))  # inside data/big.bin, before the member read
+    monkeypatch.setenv(gzipfast.ENV, backend)
+    refused = pytest.raises(archives.CorruptArchiveError, match=r"data.tar.gz is corrupt or truncated")
+    with refused, archives.open_member(path, ("data/text.jsonl",), label="data.tar.gz") as f:
+        f.read()

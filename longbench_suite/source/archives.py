@@ -48,7 +48,15 @@ _CORRUPTION = (
     OSError,
 )
 # What reading a member raises when the archive's bytes are bad (a zip's CRC is checked as it is read).
-_BAD_BYTES = (tarfile.TarError, zlib.error, EOFError, zipfile.BadZipFile, lzma.LZMAError, gzip.BadGzipFile)
+_BAD_BYTES = (
+    tarfile.TarError,
+    zlib.error,
+    *gzipfast.errors(),
+    EOFError,
+    zipfile.BadZipFile,
+    lzma.LZMAError,
+    gzip.BadGzipFile,
+)
 #: Zips up to this size have every member's CRC checked when first opened; larger ones are checked as
 #: their members are read (a bad CRC then fails the read).
 CRC_PRECHECK_MAX_BYTES = 64 << 20
@@ -238,7 +246,7 @@ def _doubled(checked: str) -> set[str]:
         return set(f.read().splitlines()[1:])
 
 
-# Each opener takes the path; gzip goes through the fastest installed backend (``gzipfast``).
+# Each opener takes a path or a binary reader; gzip goes through the fastest installed backend.
 _MAGIC = {b"\x1f\x8b": gzipfast.open_gzip, b"BZh": bz2.BZ2File, b"\xfd7zXZ\x00": lzma.LZMAFile}
 
 
@@ -386,11 +394,9 @@ def _stream_pass(location: str, wanted: frozenset[str], label: str, config) -> d
 
     dest = os.path.join(_stream_dir(), hashlib.sha256(location.encode("utf-8")).hexdigest()[:24])
     copies: dict[str, str] = {}
-    with xopen(location, "rb", download_config=config, block_size=0) as raw:
-        buffered = io.BufferedReader(raw, 1 << 20)
-        head = buffered.peek(6)[:6]
-        opener = next((o for magic, o in _STREAM_MAGIC.items() if head.startswith(magic)), None)
-        with opener(buffered) if opener else buffered as plain, tarfile.open(fileobj=plain, mode="r|") as tar:
+    with xopen(location, "rb", download_config=config, block_size=0) as remote:
+        raw = io.BufferedReader(remote, 1 << 20)
+        with _plain_stream(raw) as plain, tarfile.open(fileobj=plain, mode="r|") as tar:
             for info in tar:
                 if info.name in wanted and info.isreg():
                     copies[info.name] = _dest_path(dest, info.name)
@@ -400,19 +406,33 @@ def _stream_pass(location: str, wanted: frozenset[str], label: str, config) -> d
     return copies
 
 
-_STREAM_MAGIC = {
-    b"\x1f\x8b": lambda f: gzip.GzipFile(fileobj=f),
-    b"BZh": bz2.BZ2File,
-    b"\xfd7zXZ\x00": lzma.LZMAFile,
-}
+def _plain_stream(raw: io.BufferedReader):
+    """The tar stream read from ``raw``: decompressed (by the same backends as the first pass) when
+    its first bytes say gzip, bzip2 or xz. Closing it leaves ``raw`` open."""
+    head = raw.peek(6)[:6]
+    opener = next((o for magic, o in _MAGIC.items() if head.startswith(magic)), None)
+    return opener(raw) if opener else _Unclosed(raw)
+
+
+class _Unclosed(io.BufferedReader):
+    """``raw`` itself, read through a reader whose ``close`` leaves it open."""
+
+    def __init__(self, raw) -> None:
+        super().__init__(raw, 1 << 20)
+
+    def close(self) -> None:
+        pass
 
 
 def _open_tar_member(raw, members: Sequence[str], label: str):
-    stream = tarfile.open(fileobj=raw, mode="r|*")  # noqa: SIM115 (closed by the returned reader)
+    plain = _plain_stream(raw)
+    stream = tarfile.open(fileobj=plain, mode="r|")  # noqa: SIM115 (closed by the returned reader)
     wanted = set(members)
     for info in stream:
         if info.name in wanted and info.isreg():
-            return io.BufferedReader(_Closing(stream.extractfile(info), stream, raw, label=label), 1 << 20)
+            reader = _Closing(stream.extractfile(info), stream, plain, raw, label=label)
+            return io.BufferedReader(reader, 1 << 20)
     stream.close()
+    plain.close()
     raw.close()
     raise SourceError(f"archive {label} has no member {' or '.join(members)}")

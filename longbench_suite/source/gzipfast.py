@@ -57,10 +57,11 @@ def backend(name: str | None = None) -> str:
     return available()[0]
 
 
-def open_gzip(path: str, name: str | None = None) -> IO[bytes]:
-    """A binary reader of the decompressed stream of the gzip file at ``path``."""
+def open_gzip(source: str | IO[bytes], name: str | None = None) -> IO[bytes]:
+    """A binary reader of the decompressed stream of the gzip file at ``source`` (a path, or a binary
+    reader, which closing the result leaves open)."""
     opener, _ = _load(backend(name)) or (gzip.open, zlib.error)
-    return opener(path, "rb")
+    return opener(source, "rb")
 
 
 def errors() -> tuple[type[Exception], ...]:
