@@ -95,6 +95,24 @@ def test_a_reexport_replaces_linked_files_without_writing_through(lveval_export,
     assert b"<!-- old -->" not in (out / "README.md").read_bytes()
 
 
+@pytest.mark.parametrize("umask", [0o022, 0o027])
+def test_a_staged_folder_gets_the_permissions_of_any_new_folder(tmp_path, umask):
+    from longbench_suite.publish.staging import staged
+
+    old = os.umask(umask)
+    try:
+        with staged(str(tmp_path / "export")) as staging:
+            assert os.path.dirname(staging) == str(tmp_path)
+            with open(os.path.join(staging, "README.md"), "w") as f:
+                f.write("card\n")
+        plain = tmp_path / "made-plainly"
+        plain.mkdir()
+    finally:
+        os.umask(old)
+    assert os.stat(tmp_path / "export").st_mode & 0o777 == 0o777 & ~umask == plain.stat().st_mode & 0o777
+    assert sorted(os.listdir(tmp_path)) == ["export", "made-plainly"]
+
+
 def _counts(name: str, **splits: list[int]) -> ConfigCounts:
     return ConfigCounts(name, "tok", "id", splits, rows={s: len(v) for s, v in splits.items()})
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -31,7 +32,7 @@ def staged(target: str, *, leave_out: tuple[str, ...] = ()) -> Iterator[str]:
     target = os.path.abspath(target)
     parent, name = os.path.split(target)
     os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=f".{name}.partial-", dir=parent)
+    staging = _new_folder(parent, f".{name}.partial-")
     try:
         if os.path.isdir(target):
             for entry in os.listdir(target):
@@ -50,8 +51,19 @@ def staged(target: str, *, leave_out: tuple[str, ...] = ()) -> Iterator[str]:
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _new_folder(parent: str, prefix: str) -> str:
+    """A new empty folder in ``parent`` with the permissions any folder made there gets (``mkdtemp``'s
+    are private to the user, and the staging folder becomes the export)."""
+    while True:
+        path = os.path.join(parent, f"{prefix}{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            continue
+
+
 def _swap(staging: str, target: str) -> None:
-    os.chmod(staging, 0o777 & ~_umask())
     if not os.path.exists(target):
         os.rename(staging, target)
         return
@@ -64,12 +76,6 @@ def _swap(staging: str, target: str) -> None:
         os.rename(retired, target)
         raise
     shutil.rmtree(retired, ignore_errors=True)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def replace_file(path: str, write) -> None:
