@@ -269,3 +269,17 @@ def test_size_category_of_the_built_rows(rows, category):
 
     assert size_category(rows) == category
     assert set(SIZE_CATEGORIES) <= _hub_vocabulary()["size_categories"]
+
+
+def test_a_split_is_never_cut_into_more_shards_than_rows():
+    import datasets
+
+    from longbench_suite.publish.hub import _shard_count
+
+    rows = datasets.Dataset.from_dict({"input": ["x" * 5000] * 3})
+    assert _shard_count(rows, "1KB") == 3  # by size alone: 16 shards, 13 of them empty
+    assert _shard_count(rows, "6KB") == 3
+    assert _shard_count(rows, "1GB") == 1
+    assert _shard_count(datasets.Dataset.from_dict({"input": []}), "1KB") == 1
+    for index in range(3):
+        assert rows.shard(3, index, contiguous=True).num_rows == 1

@@ -71,9 +71,12 @@ class PushResult(ExportResult):
 
 
 def _shard_count(dataset, max_shard_size: int | str) -> int:
+    """Shards of at most ``max_shard_size`` bytes each, but never more shards than rows (each holds one
+    row at least; one shard for an empty split)."""
     from datasets.utils.py_utils import convert_file_size_to_int
 
-    return int(dataset.data.nbytes / convert_file_size_to_int(max_shard_size)) + 1
+    by_size = int(dataset.data.nbytes / convert_file_size_to_int(max_shard_size)) + 1
+    return max(1, min(by_size, len(dataset)))
 
 
 def tokenizer_label(name: str) -> str:
