@@ -183,6 +183,8 @@ def export(
     repo_id: str | None = None,
     holdout_fraction: float | None = None,
     num_proc: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> ExportResult:
     """Build ``configs`` (of one benchmark) and write them into ``output_dir`` in the Hub layout.
 
@@ -191,9 +193,15 @@ def export(
     names the repo in the card's usage example. ``holdout_fraction`` also writes the two sides of the
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
     ``validation``. ``num_proc`` builds each config in that many processes (the same rows).
+    ``engine="ray"`` builds every shard of every config as a task on the Ray cluster at ``address``
+    (default: the one this process is connected to, else a local one; :mod:`longbench_suite.distributed`),
+    and writes the same files.
     """
+    from .. import distributed
+
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    distributed.check_engine(engine, address, num_proc)
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise OptionError(f"export --output {output_dir} is a file; name a folder")
     existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
@@ -213,7 +221,10 @@ def export(
         pretruncation_tokenizer=pretruncation_tokenizer,
         chat_template=chat_template,
     )
-    builders = [api.get_builder(f"{benchmark}/{name}", **options) for name in names]
+    qualified = [f"{benchmark}/{name}" for name in names]
+    if engine == "ray":
+        distributed.prepare(qualified, options, address=address)
+    builders = [api.get_builder(name, **options) for name in qualified]
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
