@@ -147,4 +147,3 @@ def _build_shard(run: str, name: str, options: dict, split: str, shard: int, num
         )
     with api._unwrapped_errors(builder._cache_dir_root):
         return [row for _, row in builder._generate_examples(**{**kwargs[split], "shards": [shard]})]
-
