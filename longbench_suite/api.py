@@ -425,5 +425,10 @@ def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> No
     builders = list(builders)
     prefetch(builders)
     for builder in builders:
-        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
-            builder.download_and_prepare(num_proc=num_proc)
+        prepare_one(builder, num_proc)
+
+
+def prepare_one(builder: SuiteBuilder, num_proc: int | None = None) -> None:
+    """``download_and_prepare`` one config, its errors one line each."""
+    with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
+        builder.download_and_prepare(num_proc=num_proc)

@@ -15,7 +15,7 @@ import functools
 import hashlib
 import logging
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import datasets
@@ -141,6 +141,9 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     _dl_manager = None
     #: the resolver of the last split generation (its unpinned downloads go into the ledger)
     _resolver: SourceResolver | None = None
+    #: set by another engine (:mod:`longbench_suite.distributed`) that built the rows: ``(split, shard)``
+    #: to that shard's finished rows, which ``_generate_examples`` then yields instead of building them
+    rows_from: Callable[[str, int], list[dict]] | None = None
 
     def __init__(self, *args, **kwargs) -> None:
         kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
@@ -336,6 +339,13 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def _generate_examples(self, split, files, shards=(0,), num_shards=1, pending=None):
         """The rows of the selected shards of ``split``: plan, cut, instances, fit, row (the loop every
         task goes through). ``pending``: the split's own sources, still to resolve (streaming)."""
+        if self.rows_from is not None:
+            count = 0
+            for shard in shards:
+                for row in self.rows_from(split, shard):
+                    yield Key(min(shards), count), row
+                    count += 1
+            return
         task, length = self.config.task, self.config.length
         if pending:
             files = {**files, **self.resolver(self._dl_manager).resolve(pending)}

@@ -47,6 +47,21 @@ def _num_proc_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _engine_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--engine",
+        choices=("local", "ray"),
+        default="local",
+        help="where the rows are built: this process (local, default) or a Ray cluster, one task per "
+        "shard of each config (ray; pip install 'longbench-suite[distributed]')",
+    )
+    parser.add_argument(
+        "--address",
+        help="with --engine ray: the cluster to join (ray.init's address, e.g. 'auto' or "
+        "'ray://HOST:10001'; default: start a local one)",
+    )
+
+
 def _publish_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-shard-size", default="500MB", help="largest uncompressed size of one Parquet file (500MB)"
@@ -196,11 +211,17 @@ def _parser() -> argparse.ArgumentParser:
         "export", help="write configs as Parquet in the Hugging Face Hub layout, with a dataset card"
     )
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="configs of one benchmark")
-    p.add_argument("--output", required=True, metavar="DIR", help="the folder (merged with what it holds)")
+    p.add_argument(
+        "--output",
+        required=True,
+        metavar="DIR",
+        help="the folder, or an fsspec URL such as s3://bucket/helmet (merged with what it holds)",
+    )
     _publish_options(p)
     p.add_argument("--repo-id", help="the Hub repo named in the card's usage example")
     _source_options(p)
     _num_proc_option(p)
+    _engine_options(p)
 
     p = commands.add_parser("push", help="export configs and upload them to a Hugging Face Hub dataset repo")
     p.add_argument("configs", nargs="+", metavar="CONFIG", help="configs of one benchmark")
@@ -218,6 +239,7 @@ def _parser() -> argparse.ArgumentParser:
     _publish_options(p)
     _source_options(p)
     _num_proc_option(p)
+    _engine_options(p)
 
     p = commands.add_parser(
         "check",
@@ -470,6 +492,8 @@ def _publish_kwargs(args) -> dict:
         "histogram": not args.no_histogram,
         "holdout_fraction": args.holdout_fraction,
         "num_proc": args.num_proc,
+        "engine": args.engine,
+        "address": args.address,
     }
 
 

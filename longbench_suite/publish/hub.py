@@ -34,7 +34,7 @@ from ..errors import OptionError, SuiteError, UnknownNameError
 from ..task import SPLITS
 from ..training.holdout import holdout
 from . import card as cards
-from . import staging
+from . import remote, staging
 from .stats import SplitStats
 
 #: the splits an export with a hold-out adds: the two sides of ``dev``
@@ -160,14 +160,20 @@ def _refuse_foreign_files(output_dir: str, configs: Sequence[str]) -> None:
     """A config folder about to be replaced may hold only what an export writes: never drop a user's file."""
     for config in configs:
         folder = os.path.join(output_dir, config)
+        names = []
         for root, _dirs, files in os.walk(folder):
-            for name in sorted(files):
-                if root != folder or not _EXPORT_FILE.fullmatch(name):
-                    path = os.path.join(root, name)
-                    raise OptionError(
-                        f"export would replace {folder} whole, and {path} is not a file an export "
-                        "writes; move it out of the folder first"
-                    )
+            names += [os.path.relpath(os.path.join(root, name), folder) for name in files]
+        _refuse_foreign_names(folder, names)
+
+
+def _refuse_foreign_names(folder: str, names: Sequence[str]) -> None:
+    """``names`` (relative to ``folder``) must all be files an export writes into a config folder."""
+    for name in sorted(names):
+        if not _EXPORT_FILE.fullmatch(name):
+            raise OptionError(
+                f"export would replace {folder} whole, and {folder}/{name} is not a file an export "
+                "writes; move it out of the folder first"
+            )
 
 
 def export(
@@ -186,17 +192,50 @@ def export(
     repo_id: str | None = None,
     holdout_fraction: float | None = None,
     num_proc: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
 ) -> ExportResult:
     """Build ``configs`` (of one benchmark) and write them into ``output_dir`` in the Hub layout.
 
-    Build options are :func:`longbench_suite.load_dataset`'s. ``max_shard_size`` caps each Parquet
+    Build options are :func:`longbench_suite.load_dataset`'s. ``output_dir`` is a local folder or any
+    fsspec URL (``s3://``, ``gs://``, ``hf://``; :mod:`.remote`). ``max_shard_size`` caps each Parquet
     file's uncompressed size; ``histogram=False`` skips the PNG (no matplotlib needed); ``repo_id``
     names the repo in the card's usage example. ``holdout_fraction`` also writes the two sides of the
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
     ``validation``. ``num_proc`` builds each config in that many processes (the same rows).
+    ``engine="ray"`` builds every shard of every config as a task on the Ray cluster at ``address``
+    (default: the one this process is connected to, else a local one; :mod:`longbench_suite.distributed`),
+    and writes the same files.
     """
+    from .. import distributed
+
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    distributed.check_engine(engine, address, num_proc)
+    target = remote.remote_target(output_dir)
+    if target is not None:
+        with remote.staged_upload(*target, output_dir, names, _refuse_foreign_names) as folder:
+            result = export(
+                configs,
+                folder,
+                tokenizer=tokenizer,
+                mirror=mirror,
+                data_dir=data_dir,
+                cache_dir=cache_dir,
+                max_input_tokens=max_input_tokens,
+                pretruncation_tokenizer=pretruncation_tokenizer,
+                chat_template=chat_template,
+                max_shard_size=max_shard_size,
+                histogram=histogram,
+                repo_id=repo_id,
+                holdout_fraction=holdout_fraction,
+                num_proc=num_proc,
+                engine=engine,
+                address=address,
+            )
+        result.directory = output_dir
+        return result
+    output_dir = remote.local_path(output_dir)
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise OptionError(f"export --output {output_dir} is a file; name a folder")
     existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
@@ -216,7 +255,10 @@ def export(
         pretruncation_tokenizer=pretruncation_tokenizer,
         chat_template=chat_template,
     )
-    builders = [api.get_builder(f"{benchmark}/{name}", **options) for name in names]
+    qualified = [f"{benchmark}/{name}" for name in names]
+    if engine == "ray":
+        distributed.prepare(qualified, options, address=address)
+    builders = [api.get_builder(name, **options) for name in qualified]
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}

@@ -1,0 +1,151 @@
+"""``engine="ray"``: every shard of every config built as a task on a local Ray cluster (loopback
+only) writes the files of the single-process export, byte for byte; and an export to an fsspec URL
+(here ``memory://``) writes the files of a local one."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import fsspec
+import pytest
+
+from longbench_suite import cli, export, registry
+from longbench_suite.builder import SuiteBuilder
+from longbench_suite.errors import MissingDependencyError, OptionError
+
+
+def _files(root) -> dict[str, bytes]:
+    found = {}
+    for current, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(current, name)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, root)] = f.read()
+    return found
+
+
+def _memory_files(url: str) -> dict[str, bytes]:
+    fs, root = fsspec.core.url_to_fs(url)
+    return {fs._strip_protocol(p)[len(root) + 1 :]: fs.cat_file(p) for p in fs.find(root)}
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, _node_ip_address="127.0.0.1", log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def _no_rows_here(*args, **kwargs):
+    raise AssertionError("the driver built rows itself; the Ray workers should have")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bench", registry.benchmark_names())
+def test_a_ray_export_writes_the_bytes_of_one_process(
+    bench, ray_cluster, demo_mirror, tiny_tokenizer, tmp_path, monkeypatch
+):
+    configs = [f"{bench}/{c}" for c in registry.samples(bench).DEMO_CONFIGS[:2]]
+    options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, pretruncation_tokenizer=tiny_tokenizer)
+    export(configs, str(tmp_path / "one"), cache_dir=str(tmp_path / "c1"), **options)
+    monkeypatch.setattr(SuiteBuilder, "_rows", _no_rows_here)  # in this process only, not in the workers
+    result = export(configs, str(tmp_path / "ray"), cache_dir=str(tmp_path / "c2"), engine="ray", **options)
+    one, ray = _files(tmp_path / "one"), _files(tmp_path / "ray")
+    assert any(name.endswith(".parquet") for name in one)
+    assert sorted(one) == sorted(ray) == sorted(result.files)
+    assert [name for name in one if one[name] != ray[name]] == []
+
+
+@pytest.mark.slow
+def test_a_ray_export_to_an_fsspec_url(ray_cluster, demo_mirror, tiny_tokenizer, tmp_path, monkeypatch):
+    options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, histogram=False)
+    export(["helmet/nq_8k"], str(tmp_path / "one"), cache_dir=str(tmp_path / "c1"), **options)
+    monkeypatch.setattr(SuiteBuilder, "_rows", _no_rows_here)
+    url = "memory://ray-export/helmet"
+    args = ["export", "helmet/nq_8k", "--output", url, "--engine", "ray", "--no-histogram"]
+    code = cli.main(
+        [*args, "--mirror", demo_mirror, "--tokenizer", tiny_tokenizer, "--cache-dir", str(tmp_path / "c2")]
+    )
+    assert code == 0
+    assert _memory_files(url) == _files(tmp_path / "one")
+
+
+@pytest.mark.slow
+def test_an_export_to_an_fsspec_url_merges_as_a_local_one(demo_mirror, tiny_tokenizer, tmp_path):
+    options = dict(
+        mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"), histogram=False
+    )
+    local, url = tmp_path / "local", "memory://merge/longbench"
+    for configs in (["longbench/qasper_4k"], ["longbench/hotpotqa_4k"], ["longbench/qasper_4k"]):
+        export(configs, str(local), max_shard_size="50KB", **options)
+        result = export(configs, url, max_shard_size="50KB", **options)
+        assert result.directory == url
+        assert _memory_files(url) == _files(local)
+    names = _memory_files(url)
+    assert any(n.startswith("qasper_4k/") for n in names) and any(n.startswith("hotpotqa_4k/") for n in names)
+    assert sum(n.startswith("qasper_4k/eval-") for n in names) > 1  # several shards, all replaced
+
+
+def test_a_smaller_reexport_to_an_fsspec_url_deletes_the_shards_it_no_longer_writes(
+    demo_mirror, tiny_tokenizer, tmp_path
+):
+    options = dict(
+        mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"), histogram=False
+    )
+    url = "memory://shrink/longbench"
+    export(["longbench/qasper_4k"], url, max_shard_size="50KB", **options)
+    export(["longbench/qasper_4k"], url, **options)
+    export(["longbench/qasper_4k"], str(tmp_path / "local"), **options)
+    assert _memory_files(url) == _files(tmp_path / "local")
+
+
+def test_an_fsspec_target_keeps_a_users_file_and_says_so(demo_mirror, tiny_tokenizer, tmp_path):
+    fs = fsspec.filesystem("memory")
+    fs.pipe_file("/foreign/helmet/nq_8k/notes.txt", b"mine")
+    with pytest.raises(OptionError, match=r"memory://foreign/helmet/nq_8k/notes.txt is not a file an export"):
+        export(["helmet/nq_8k"], "memory://foreign/helmet", mirror=demo_mirror, tokenizer=tiny_tokenizer)
+    assert fs.find("/foreign") == ["/foreign/helmet/nq_8k/notes.txt"]
+
+
+def test_a_file_url_is_the_local_folder(demo_mirror, tiny_tokenizer, tmp_path):
+    options = dict(
+        mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"), histogram=False
+    )
+    export(["helmet/nq_8k"], f"file://{tmp_path}/out", **options)
+    assert (tmp_path / "out" / "nq_8k" / "token_counts.json").is_file()
+
+
+def test_engine_options_are_checked_before_anything_is_built(tmp_path):
+    out = str(tmp_path / "out")
+    with pytest.raises(OptionError, match=r"engine \(--engine\) must be one of local, ray, got 'spark'"):
+        export(["helmet/nq_8k"], out, engine="spark")
+    with pytest.raises(
+        OptionError, match=r"address \(--address\) names a Ray cluster; it needs engine='ray'"
+    ):
+        export(["helmet/nq_8k"], out, address="auto")
+    with pytest.raises(OptionError, match=r"with engine='ray' the cluster's CPUs run the shards"):
+        export(["helmet/nq_8k"], out, engine="ray", num_proc=2)
+    assert not os.path.exists(out)
+
+
+def test_without_ray_the_engine_says_which_extra_to_install(
+    demo_mirror, tiny_tokenizer, tmp_path, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.raises(MissingDependencyError, match=r'pip install "longbench-suite\[distributed\]"'):
+        export(
+            ["helmet/nq_8k"],
+            str(tmp_path / "out"),
+            engine="ray",
+            mirror=demo_mirror,
+            tokenizer=tiny_tokenizer,
+        )
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_cli_refuses_a_bad_engine_option_in_one_line(capsys, tmp_path):
+    code = cli.main(["export", "helmet/nq_8k", "--output", str(tmp_path / "o"), "--address", "auto"])
+    err = capsys.readouterr().err
+    assert code == 2 and "needs engine='ray'" in err and "Traceback" not in err
