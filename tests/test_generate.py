@@ -368,3 +368,78 @@ def test_cli_check_of_a_needle_generator_fails_when_it_draws_an_eval_value(
     assert "[leakage] helmet/gen_niah_multikey_2_4k dev: 500 of 500 rows share a key, value or needle" in out
     assert f"'{planted}' in helmet/ruler_mk_needle_" in out
     assert "check: FAILED" in out
+
+
+# -- scoring, the CLI's generate options, the card ----------------------------------------------------
+
+
+def test_every_generator_scores_with_its_matching_tasks_metric():
+    from longbench_suite.benchmarks.helmet.generated import TASKS
+    from longbench_suite.metrics.scoring import metrics_module
+
+    module = metrics_module("helmet")
+    for task in TASKS:
+        matching = task.matching()
+        assert (task.metric, task.max_new_tokens) == (matching.metric, matching.max_new_tokens), task.name
+        assert module.task_scoring(task.name).headline == module.task_scoring(matching.name).headline
+
+
+@pytest.mark.slow
+def test_json_kv_rows_score_and_reward_through_cli_and_api(helmet_mirror, llama2_tokenizer, tmp_path, capsys):
+    from longbench_suite import cli
+    from longbench_suite.metrics import score
+
+    cache = str(tmp_path / "cache")
+    rows = gen("gen_json_kv_4k", helmet_mirror, llama2_tokenizer, tmp_path, rows=4, seed=3)
+    right = [" " + r["output"] for r in rows]
+    assert score("gen_json_kv_4k", rows, right, split="dev").metrics["substring_exact_match"] == 100
+    assert score("gen_json_kv_4k", rows, [" x"] * 4, split="dev").metrics["substring_exact_match"] == 0
+    reward = reward_function("helmet/gen_json_kv_4k")
+    columns = {c: rows[c] for c in rows.column_names}
+    assert reward(rows["input"], [right[0], " x", right[2], " x"], **columns) == [1.0, 0.0, 1.0, 0.0]
+    # the CLI builds the same rows from --generate and scores a prediction file against them
+    predictions = tmp_path / "p.jsonl"
+    lines = [
+        {"query_id": r["query_id"], "prediction": r["output"] if i < 3 else "x"} for i, r in enumerate(rows)
+    ]
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    argv = ["score", "gen_json_kv_4k", "--split", "dev", "--predictions", str(predictions)]
+    argv += ["--generate", "rows=4", "--generate", "seed=3", "--mirror", helmet_mirror]
+    argv += ["--tokenizer", llama2_tokenizer, "--cache-dir", cache, "--output", str(tmp_path / "s.json")]
+    assert cli.main(argv) == 0
+    [result] = json.loads((tmp_path / "s.json").read_text())["results"]
+    assert result["headline"] == {"substring_exact_match": pytest.approx(75.0)}
+
+
+def test_generate_options_on_the_command_line():
+    from longbench_suite.cli import generate_options
+
+    assert generate_options([]) is None
+    assert generate_options(["seed=7", "rows=null", "haystack=noise", "essay=/a/b=c.json"]) == {
+        "seed": 7,
+        "rows": None,
+        "haystack": "noise",
+        "essay": "/a/b=c.json",
+    }
+    with pytest.raises(SuiteError, match="--generate 'seed': expected KEY=VALUE"):
+        generate_options(["seed"])
+
+
+@pytest.mark.slow
+def test_the_card_of_an_export_describes_its_generated_configs(helmet_mirror, llama2_tokenizer, tmp_path):
+    from longbench_suite import export
+
+    out = tmp_path / "out"
+    options = dict(mirror=helmet_mirror, tokenizer=llama2_tokenizer, cache_dir=str(tmp_path / "c"))
+    export(["nq_8k"], str(out), histogram=False, **options)
+    assert "## Generated configs" not in (out / "README.md").read_text()
+    generate = {"rows": 2, "seed": 11, "haystack": "needle"}
+    export(["gen_niah_multivalue_3k"], str(out), histogram=False, generate=generate, **options)
+    card = (out / "README.md").read_text()
+    section = card.split("## Generated configs", 1)[1].split("\n## ", 1)[0]
+    [line] = [x for x in section.splitlines() if x.startswith("| `gen_")]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:5] == ["`gen_niah_multivalue_3k`", "niah_multivalue", "helmet", "11", "2"]
+    assert "`ruler_mv` (8k, 16k, 32k, 64k, 128k)" in cells and "needle" in cells
+    assert "`nq_8k`" not in section and "byte for byte" in section and "check CONFIG" in section
+    assert card.count("## Generated configs") == 1

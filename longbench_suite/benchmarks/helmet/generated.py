@@ -152,6 +152,16 @@ class GeneratedTask(HelmetTask):
     def facts(self, length: str) -> dict:
         return {"generator": self.name, "avoids eval rows of": f"helmet/{self.matches}"}
 
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        given = Options.of(options, self.name)
+        return {
+            "generator": self.name.removeprefix("gen_"),
+            "recipe": given.recipe,
+            "seed": given.seed,
+            "rows": "unbounded" if given.rows is None else given.rows,
+            "avoids eval rows of": f"`{self.matches}` ({', '.join(LENGTHS)})",
+        }
+
     def excluded(self, files, env: BuildEnv) -> Excluded:
         """Every key and value in the ``eval`` rows of the matching task, at every HELMET length."""
         task, strings = self.matching(), set()
@@ -206,6 +216,10 @@ class NiahTask(GeneratedTask):
                 f"{self.name}: the essay haystack needs a file: generate={{'essay': PATH}} (RULER's "
                 "PaulGrahamEssays.json or plain text), or another haystack: generate={'haystack': 'noise'}"
             )
+
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        haystack = self.settings(Options.of(options, self.name)).haystack
+        return {**super().generated_facts(length, options), "haystack": haystack}
 
     def eval_strings(self, instance: Instance) -> set[str]:
         strings = {instance.fields["query"], *instance.answers}
