@@ -17,7 +17,11 @@ read back in batches and checked against their task's declarations:
   :attr:`Task.leakage` rule: ``query_id``, the normalised question, or what else the task declares)
   with an ``eval`` row of the same task, at any of the checked lengths: give every length of a task (or
   its benchmark) to check across all of them; and every ``dev`` candidate the build dropped does share
-  one with an ``eval`` row of its config (the builder follows the rule, no more).
+  one with an ``eval`` row of its config (the builder follows the rule, no more). A task whose rule
+  names a ``reference`` (a generator: HELMET's matching task) is held to that task's ``eval`` rows at
+  every length it has, built with the same sources and tokenizer (no ``max_input_tokens``: the whole
+  eval inputs count); the keys are the rule's, the strings its ``pattern`` finds included, and the
+  table's ``leaked`` column counts the ``dev`` rows that share one.
 
 The table also reports, per split, how many inputs were cut to fit their budget (``over length``, the
 ``input_truncated`` rows: what ``over_length="skip"`` would leave out).
@@ -36,6 +40,7 @@ from . import api, registry
 from .errors import UnknownNameError
 from .fit.chat import ChatTemplate
 from .fit.rules import InputBudget, chat_budget
+from .partition.leakage import LeakageRule
 from .publish.stats import format_table
 from .row import CHAT_TEMPLATE_COLUMN
 from .source import MIRROR_ENV
@@ -69,12 +74,16 @@ class SplitResult:
     over_length: int | None = None
     #: candidates the task's leakage rule dropped (``dev`` with a fixed size); ``None``: not counted
     dropped: int | None = None
+    #: ``dev`` rows sharing a key with the rule's reference task's ``eval`` rows; ``None``: no reference
+    leaked: int | None = None
 
 
 @dataclass
 class CheckReport:
     splits: list[SplitResult] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
+    #: the reference tasks' ``eval`` keys the ``leaked`` column compares with
+    references: list[ReferenceKeys] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -82,7 +91,17 @@ class CheckReport:
 
     def format(self) -> str:
         table = format_table(
-            ("config", "split", "rows", "expected", "dropped", "budget", "max tokens", "over length"),
+            (
+                "config",
+                "split",
+                "rows",
+                "expected",
+                "dropped",
+                "leaked",
+                "budget",
+                "max tokens",
+                "over length",
+            ),
             (
                 (
                     s.config,
@@ -90,6 +109,7 @@ class CheckReport:
                     s.rows,
                     "-" if s.expected is None else s.expected,
                     "-" if s.dropped is None else s.dropped,
+                    "-" if s.leaked is None else s.leaked,
                     _budget_text(s.budget),
                     "-" if s.max_tokens is None else s.max_tokens,
                     "-" if s.over_length is None else s.over_length,
@@ -98,6 +118,12 @@ class CheckReport:
             ),
         )
         configs = len({s.config for s in self.splits})
+        if self.references:
+            table += "\n\n" + "\n".join(
+                f"leaked: dev rows sharing any of the {len(r.found)} keys of the eval rows of {r.task} "
+                f"({', '.join(r.lengths)})"
+                for r in self.references
+            )
         if self.ok:
             return f"{table}\n\ncheck: OK — {configs} configs, {len(self.splits)} splits, no violations"
         count = f"{len(self.violations)} violation{'s' if len(self.violations) > 1 else ''}"
@@ -193,6 +219,65 @@ class LeakageKeys:
         return found
 
 
+@dataclass(frozen=True)
+class ReferenceKeys:
+    """The keys of another task's ``eval`` rows at every length it has (:attr:`LeakageRule.reference`),
+    each with the first config it was found in."""
+
+    task: str  # "helmet/json_kv"
+    lengths: tuple[str, ...]
+    rule: LeakageRule
+    found: Mapping[str, str]
+
+    @staticmethod
+    def row_keys(rule: LeakageRule, row: Mapping) -> set[str]:
+        return set(rule.keys(row).values()) | rule.strings(row)
+
+    def leaked(self, row: Mapping) -> str | None:
+        """A key the row shares with the reference's ``eval`` rows, and where; ``None`` if none."""
+        for key in sorted(self.row_keys(self.rule, row) & self.found.keys()):
+            return f"{key!r:.60} in {self.found[key]} eval"
+        return None
+
+
+def _reference_builders(builder) -> list:
+    """The builders of the reference task's configs, with ``builder``'s sources and tokenizer."""
+    bench = builder.BENCHMARK
+    rule = builder.config.task.leakage
+    reference = next((t for t in bench.tasks if t.name == rule.reference), None)
+    if reference is None:
+        raise UnknownNameError(
+            f"{bench.name}/{builder.config.task.name}: its leakage rule names no task of {bench.name}: "
+            f"{rule.reference!r}"
+        )
+    options = dict(
+        tokenizer=builder.tokenizer,
+        mirror=builder.config.mirror,
+        data_dir=builder.config.data_dir,
+        cache_dir=builder._cache_dir_root,
+    )
+    return [api.get_builder(f"{bench.name}/{reference.config_name(n)}", **options) for n in reference.lengths]
+
+
+def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:
+    """Build (or reuse) the reference task's configs and collect the keys of their ``eval`` rows."""
+    rule = builder.config.task.leakage
+    builders = _reference_builders(builder)
+    api.prepare(builders)
+    found: dict[str, str] = {}
+    columns = [*rule.columns, *rule.scanned]
+    for reference in builders:
+        config = f"{reference.BENCHMARK.name}/{reference.config.name}"
+        dataset = api.prepared(reference, "eval")
+        wanted = [c for c in dict.fromkeys(columns) if c in dataset.column_names]
+        for batch in dataset.select_columns(wanted).iter(batch_size=batch_size):
+            for i in range(len(batch[wanted[0]])):
+                for key in ReferenceKeys.row_keys(rule, {c: batch[c][i] for c in wanted}):
+                    found.setdefault(key, config)
+    lengths = tuple(b.config.length for b in builders)
+    return ReferenceKeys(f"{builders[0].BENCHMARK.name}/{rule.reference}", lengths, rule, found)
+
+
 def check_split(
     config: str,
     split: str,
@@ -204,22 +289,30 @@ def check_split(
     expected: int | None = None,
     batch_size: int = 64,
     chat: ChatTemplate | None = None,
+    reference: ReferenceKeys | None = None,
 ) -> tuple[SplitResult, list[Violation]]:
     """Read one built split in batches: empty values, inputs over budget, leakage keys.
 
     With ``chat`` (a build's chat template, for a chat-mode task) the budget is that of the user turn
-    rendered with it, and every row must say it was fitted under it.
+    rendered with it, and every row must say it was fitted under it. With ``reference``, no ``dev``
+    row may share a key with it.
     """
     where = f"{config} {split}"
     columns = set(dataset.column_names)
     nonempty = [c for c in task.nonempty_columns if c in columns]
     keyed = [c for c in dict.fromkeys([*task.leakage_columns, *task.leakage.columns]) if c in columns]
     truncated = "input_truncated" in columns
+    referenced = (
+        [c for c in dict.fromkeys([*reference.rule.columns, *reference.rule.scanned]) if c in columns]
+        if reference is not None and split == "dev"
+        else []
+    )
     chat_columns = ["answer_prefix", CHAT_TEMPLATE_COLUMN] if chat and budget else []
     wanted = sorted(
         {
             *nonempty,
             *keyed,
+            *referenced,
             *(["input"] if budget else []),
             *(["input_truncated"] if truncated else []),
             *chat_columns,
@@ -228,6 +321,7 @@ def check_split(
     empty: dict[str, list[str]] = defaultdict(list)
     over: list[str] = []
     unfitted: list[str] = []
+    leaked: list[str] = []
     max_tokens = None
     over_length = 0 if truncated else None
     row = 0
@@ -239,6 +333,9 @@ def check_split(
             empty[name] += [str(row + i) for i, v in enumerate(batch[name]) if is_empty(v)]
         for i in range(n):
             leakage.add(task.leakage_keys({c: batch[c][i] for c in keyed}), split, config.split("/", 1)[1])
+            shared = reference.leaked({c: batch[c][i] for c in referenced}) if referenced else None
+            if shared:
+                leaked.append(f"row {row + i} ({shared})")
         if budget and chat:
             unfitted += [
                 str(row + i) for i, t in enumerate(batch[CHAT_TEMPLATE_COLUMN]) if t != chat.identity
@@ -260,6 +357,15 @@ def check_split(
         for name, rows in empty.items()
         if rows
     ]
+    if leaked:
+        found.append(
+            Violation(
+                "leakage",
+                where,
+                f"{len(leaked)} of {row} rows share a key, value or needle with the eval rows of "
+                f"{reference.task} ({', '.join(reference.lengths)}): {_examples(leaked)}",
+            )
+        )
     if unfitted:
         found.append(
             Violation(
@@ -279,7 +385,8 @@ def check_split(
                 f"{_examples(over)}",
             )
         )
-    return SplitResult(config, split, row, expected, budget, max_tokens, over_length), found
+    result = SplitResult(config, split, row, expected, budget, max_tokens, over_length)
+    return replace(result, leaked=len(leaked) if referenced else None), found
 
 
 def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
@@ -288,8 +395,31 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
     api.prepare(builders)
     report = CheckReport()
     leakage: dict[str, LeakageKeys] = defaultdict(LeakageKeys)
+    references: dict[tuple, ReferenceKeys] = {}
     for builder in builders:
         task, length = builder.config.task, builder.config.length
+        reference = None
+        if task.leakage.reference:
+            # collected once per reference and sources, for every config held to it
+            identity = (
+                task.leakage,
+                builder.tokenizer.identity,
+                builder.config.mirror,
+                builder.config.data_dir,
+            )
+            if identity not in references:
+                references[identity] = reference = reference_keys(builder, batch_size)
+                report.references.append(reference)
+                if not reference.found:
+                    report.violations.append(
+                        Violation(
+                            "leakage",
+                            reference.task,
+                            f"its eval rows hold no key {task.name}'s leakage rule finds "
+                            f"({task.leakage.pattern!r}): there is nothing to compare with",
+                        )
+                    )
+            reference = references[identity]
         qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
         splits = api.prepared(builder, None)
         expected, fixer = expected_sizes(builder)
@@ -318,6 +448,7 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 expected=expected[split] - counts.get(split, 0) if split in expected else None,
                 batch_size=rows_per_batch,
                 chat=chat,
+                reference=reference,
             )
             report.splits.append(replace(result, dropped=counts.get(split)))
             report.violations += found

@@ -36,6 +36,14 @@ def _source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache-dir", help="datasets cache directory (default: the Hugging Face datasets cache)"
     )
+    parser.add_argument(
+        "--generate",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an option of the generated gen_* configs, repeatable: seed=7, rows=100, haystack=noise, "
+        "recipe=ruler, essay=PATH (docs/generate.md)",
+    )
 
 
 def _num_proc_option(parser: argparse.ArgumentParser) -> None:
@@ -325,7 +333,27 @@ def _source_kwargs(args) -> dict:
         "pretruncation_tokenizer",
         "chat_template",
     )
-    return {name: getattr(args, name) for name in names}
+    return {name: getattr(args, name) for name in names} | {"generate": generate_options(args.generate)}
+
+
+def generate_options(pairs: Sequence[str]) -> dict | None:
+    """``--generate KEY=VALUE`` pairs as the ``generate`` option: numbers and ``null`` as JSON reads them,
+    anything else as text."""
+    import json
+
+    from .errors import OptionError
+
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise OptionError(f"--generate {pair!r}: expected KEY=VALUE, e.g. --generate seed=7")
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            parsed = value
+        options[key] = parsed if parsed is None or isinstance(parsed, int | float) else value
+    return options or None
 
 
 def _prepared_builders(args) -> list:

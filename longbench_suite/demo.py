@@ -1,5 +1,8 @@
 """``longbench-suite demo``: every benchmark, end to end, offline, on built-in sample data.
 
+Besides each benchmark's ``DEMO_CONFIGS``, a samples module may name generated configs to show with
+their ``generate`` options (``DEMO_GENERATED``).
+
 It writes a small mirror of synthetic sources in the exact upstream layouts into the cache directory,
 trains a small BPE tokenizer (the real default, Llama-2, is gated and needs the Hub), and builds a few
 configs of every benchmark through the same download, parsing, partition and truncation code that
@@ -109,8 +112,13 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
     mirror, tokenizer = options["mirror"], options["tokenizer"]
     counter = load_tokenizer(tokenizer)
     results: list[SplitStats] = []
-    configs = [(b, config) for b in registry.benchmark_names() for config in _samples(b).DEMO_CONFIGS]
-    for n, (bench, config) in enumerate(configs, start=1):
+    configs = [(b, config, None) for b in registry.benchmark_names() for config in _samples(b).DEMO_CONFIGS]
+    configs += [
+        (b, config, generate)
+        for b in registry.benchmark_names()
+        for config, generate in getattr(_samples(b), "DEMO_GENERATED", {}).items()
+    ]
+    for n, (bench, config, generate) in enumerate(configs, start=1):
         logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
         splits = load_dataset(
             bench,
@@ -119,6 +127,7 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
             tokenizer=tokenizer,
             pretruncation_tokenizer=tokenizer,
             cache_dir=cache_dir,
+            generate=generate,
         )
         for split, dataset in splits.items():
             results.append(split_stats(f"{bench}/{config}", split, dataset, counter))

@@ -204,6 +204,9 @@ def test_demo_runs_offline_on_a_fresh_cache(tmp_path):
     assert result.returncode == 0, result.stderr
     for config in ("helmet/nq_8k", "helmet/popqa_16k", "helmet/hotpotqa_32k"):
         assert f"{config}" in result.stdout
+    # the generated configs the demo shows: 5 rows each, of the dev split
+    for config in ("helmet/gen_niah_multikey_2_2k", "helmet/gen_json_kv_2k"):
+        assert re.search(rf"{config}\s+dev\s+5\s", result.stdout), result.stdout
     assert os.path.isfile(
         tmp_path
         / "longbench_suite"

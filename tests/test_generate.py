@@ -249,3 +249,197 @@ def test_an_edited_essay_file_is_a_new_build(tmp_path):
     essay.write_text("One sentence. Another, longer sentence.\n")
     edited = get_builder("helmet/gen_niah_single_1_8k", cache_dir=str(tmp_path / "c"), **options).config_id
     assert first == again != edited
+
+
+# -- check: no generated row shares a key, value or needle with the matching eval rows -----------------
+
+
+def test_the_generators_leakage_rule_finds_needles_and_uuids_in_a_row():
+    from longbench_suite.benchmarks.helmet.generated import TASKS
+
+    rules = {task.name: task.leakage for task in TASKS}
+    assert rules["gen_niah_multikey_2"].reference == "ruler_mk_needle"
+    assert rules["gen_niah_multikey_3"].reference == "ruler_mk_uuid"
+    assert rules["gen_niah_multivalue"].reference == "ruler_mv"
+    assert rules["gen_json_kv"].reference == "json_kv"
+    text = (
+        "Intro.\nOne of the special magic numbers for calm-otter is: 1234567.\n"
+        "Essay words. One of the special magic uuids for 0f0e0d0c-aaaa-4bbb-8ccc-111122223333 is: "
+        "9a8b7c6d-1111-4222-9333-444455556666. More essay.\nWhat is the special magic number for "
+        "calm-otter mentioned in the provided text?"
+    )
+    assert rules["gen_niah_multikey_2"].strings({"input": text}) == {
+        "calm-otter",
+        "1234567",
+        "0f0e0d0c-aaaa-4bbb-8ccc-111122223333",
+        "9a8b7c6d-1111-4222-9333-444455556666",
+    }
+    kv = '{"0f0e0d0c-aaaa-4bbb-8ccc-111122223333": "9a8b7c6d-1111-4222-9333-444455556666"}\nKey: x'
+    assert rules["gen_json_kv"].strings({"input": kv}) == {
+        "0f0e0d0c-aaaa-4bbb-8ccc-111122223333",
+        "9a8b7c6d-1111-4222-9333-444455556666",
+    }
+
+
+def _check(config, mirror, tokenizer, cache):
+    from longbench_suite.check import check
+
+    return check(
+        [get_builder(config, mirror=mirror, tokenizer=tokenizer, cache_dir=cache, generate={"rows": 3})]
+    )
+
+
+def _eval_strings(task, length, mirror, tokenizer, cache, pattern):
+    rows = load_dataset(
+        "helmet", f"{task}_{length}", split="eval", mirror=mirror, tokenizer=tokenizer, cache_dir=cache
+    )
+    found = [match for text in rows["input"] for match in re.findall(pattern, text)]
+    return [s for match in found for s in ((match,) if isinstance(match, str) else match)]
+
+
+@pytest.mark.slow
+def test_check_reports_no_leak_for_generated_rows_and_fails_on_a_planted_one(
+    helmet_mirror, llama2_tokenizer, tmp_path, monkeypatch
+):
+    from longbench_suite.generate import kv
+
+    clean = _check("helmet/gen_json_kv_4k", helmet_mirror, llama2_tokenizer, str(tmp_path / "a"))
+    assert clean.ok, clean.format()
+    [split] = clean.splits
+    assert (split.config, split.split, split.rows, split.leaked) == ("helmet/gen_json_kv_4k", "dev", 3, 0)
+    [reference] = clean.references
+    assert reference.task == "helmet/json_kv"
+    assert reference.lengths == ("8k", "16k", "32k", "64k", "128k")
+    assert len(reference.found) > 1000
+    assert "leaked" in clean.format().splitlines()[0]
+
+    # a generator that emits a key of a 64k eval row as the first demonstration key of every row
+    planted = _eval_strings("json_kv", "64k", helmet_mirror, llama2_tokenizer, str(tmp_path / "e"), UUID)[7]
+    original, drawn = kv.random_uuid, []
+
+    def leaky(rng, excluded):
+        value = original(rng, excluded)
+        drawn.append(value)
+        return planted if len(drawn) == 1 else value
+
+    monkeypatch.setattr(kv, "random_uuid", leaky)
+    leaked = _check("helmet/gen_json_kv_4k", helmet_mirror, llama2_tokenizer, str(tmp_path / "b"))
+    assert not leaked.ok
+    assert leaked.splits[0].leaked == 1
+    [violation] = leaked.violations
+    assert violation.check == "leakage" and violation.where == "helmet/gen_json_kv_4k dev"
+    assert (
+        "1 of 3 rows share a key, value or needle with the eval rows of helmet/json_kv" in violation.message
+    )
+    assert f"row 0 ('{planted}' in helmet/json_kv_" in violation.message
+    assert "check: FAILED" in leaked.format()
+
+
+@pytest.mark.slow
+def test_cli_check_of_a_needle_generator_fails_when_it_draws_an_eval_value(
+    helmet_mirror, llama2_tokenizer, tmp_path, monkeypatch, capsys
+):
+    from longbench_suite import cli
+    from longbench_suite.generate import niah
+
+    argv = ["check", "gen_niah_multikey_2_4k", "--mirror", helmet_mirror, "--tokenizer", llama2_tokenizer]
+    assert cli.main([*argv, "--cache-dir", str(tmp_path / "a")]) == 0
+    out = capsys.readouterr().out
+    assert "helmet/gen_niah_multikey_2_4k" in out and "check: OK" in out
+    assert re.search(r"helmet/gen_niah_multikey_2_4k\s+dev\s+500\s+-\s+-\s+0\s", out)
+    assert "keys of the eval rows of helmet/ruler_mk_needle (8k, 16k, 32k, 64k, 128k)" in out
+
+    # every 40th number the generator draws is a value of a 128k eval row's haystack
+    values = _eval_strings(
+        "ruler_mk_needle", "128k", helmet_mirror, llama2_tokenizer, str(tmp_path / "e"), NEEDLE
+    )
+    planted = next(v for v in values if v.isdigit())
+    original, calls = niah.Excluded.draw, []
+
+    def leaky(self, rng, kind):
+        value = original(self, rng, kind)
+        calls.append(kind)
+        return planted if kind == "numbers" and len(calls) % 40 == 0 else value
+
+    monkeypatch.setattr(niah.Excluded, "draw", leaky)
+    assert cli.main([*argv, "--cache-dir", str(tmp_path / "b")]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"helmet/gen_niah_multikey_2_4k\s+dev\s+500\s+-\s+-\s+500\s", out)
+    assert "[leakage] helmet/gen_niah_multikey_2_4k dev: 500 of 500 rows share a key, value or needle" in out
+    assert f"'{planted}' in helmet/ruler_mk_needle_" in out
+    assert "check: FAILED" in out
+
+
+# -- scoring, the CLI's generate options, the card ----------------------------------------------------
+
+
+def test_every_generator_scores_with_its_matching_tasks_metric():
+    from longbench_suite.benchmarks.helmet.generated import TASKS
+    from longbench_suite.metrics.scoring import metrics_module
+
+    module = metrics_module("helmet")
+    for task in TASKS:
+        matching = task.matching()
+        assert (task.metric, task.max_new_tokens) == (matching.metric, matching.max_new_tokens), task.name
+        assert module.task_scoring(task.name).headline == module.task_scoring(matching.name).headline
+
+
+@pytest.mark.slow
+def test_json_kv_rows_score_and_reward_through_cli_and_api(helmet_mirror, llama2_tokenizer, tmp_path, capsys):
+    from longbench_suite import cli
+    from longbench_suite.metrics import score
+
+    cache = str(tmp_path / "cache")
+    rows = gen("gen_json_kv_4k", helmet_mirror, llama2_tokenizer, tmp_path, rows=4, seed=3)
+    right = [" " + r["output"] for r in rows]
+    assert score("gen_json_kv_4k", rows, right, split="dev").metrics["substring_exact_match"] == 100
+    assert score("gen_json_kv_4k", rows, [" x"] * 4, split="dev").metrics["substring_exact_match"] == 0
+    reward = reward_function("helmet/gen_json_kv_4k")
+    columns = {c: rows[c] for c in rows.column_names}
+    assert reward(rows["input"], [right[0], " x", right[2], " x"], **columns) == [1.0, 0.0, 1.0, 0.0]
+    # the CLI builds the same rows from --generate and scores a prediction file against them
+    predictions = tmp_path / "p.jsonl"
+    lines = [
+        {"query_id": r["query_id"], "prediction": r["output"] if i < 3 else "x"} for i, r in enumerate(rows)
+    ]
+    predictions.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    argv = ["score", "gen_json_kv_4k", "--split", "dev", "--predictions", str(predictions)]
+    argv += ["--generate", "rows=4", "--generate", "seed=3", "--mirror", helmet_mirror]
+    argv += ["--tokenizer", llama2_tokenizer, "--cache-dir", cache, "--output", str(tmp_path / "s.json")]
+    assert cli.main(argv) == 0
+    [result] = json.loads((tmp_path / "s.json").read_text())["results"]
+    assert result["headline"] == {"substring_exact_match": pytest.approx(75.0)}
+
+
+def test_generate_options_on_the_command_line():
+    from longbench_suite.cli import generate_options
+
+    assert generate_options([]) is None
+    assert generate_options(["seed=7", "rows=null", "haystack=noise", "essay=/a/b=c.json"]) == {
+        "seed": 7,
+        "rows": None,
+        "haystack": "noise",
+        "essay": "/a/b=c.json",
+    }
+    with pytest.raises(SuiteError, match="--generate 'seed': expected KEY=VALUE"):
+        generate_options(["seed"])
+
+
+@pytest.mark.slow
+def test_the_card_of_an_export_describes_its_generated_configs(helmet_mirror, llama2_tokenizer, tmp_path):
+    from longbench_suite import export
+
+    out = tmp_path / "out"
+    options = dict(mirror=helmet_mirror, tokenizer=llama2_tokenizer, cache_dir=str(tmp_path / "c"))
+    export(["nq_8k"], str(out), histogram=False, **options)
+    assert "## Generated configs" not in (out / "README.md").read_text()
+    generate = {"rows": 2, "seed": 11, "haystack": "needle"}
+    export(["gen_niah_multivalue_3k"], str(out), histogram=False, generate=generate, **options)
+    card = (out / "README.md").read_text()
+    section = card.split("## Generated configs", 1)[1].split("\n## ", 1)[0]
+    [line] = [x for x in section.splitlines() if x.startswith("| `gen_")]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[:5] == ["`gen_niah_multivalue_3k`", "niah_multivalue", "helmet", "11", "2"]
+    assert "`ruler_mv` (8k, 16k, 32k, 64k, 128k)" in cells and "needle" in cells
+    assert "`nq_8k`" not in section and "byte for byte" in section and "check CONFIG" in section
+    assert card.count("## Generated configs") == 1

@@ -144,6 +144,11 @@ def test_the_demo_says_what_it_does_with_labelled_bars(tmp_path, capfd):
         logger.handlers[:], logger.level = handlers, level
     err = capfd.readouterr().err
     configs = [f"{b}/{c}" for b in registry.benchmark_names() for c in registry.samples(b).DEMO_CONFIGS]
+    configs += [
+        f"{b}/{c}"
+        for b in registry.benchmark_names()
+        for c in getattr(registry.samples(b), "DEMO_GENERATED", {})
+    ]
     lines = [line for line in err.splitlines() if "] building " in line]
     assert [line.split("building ")[1].split()[0] for line in lines] == configs
     assert "Writing sample sources" in err and "Creating parquet" not in err

@@ -34,10 +34,18 @@ class LeakageRule:
 
     ``columns`` are the row columns compared (``question`` in :func:`normalise_question` form; an empty
     value is never compared); ``reason`` says why, for the documentation and ``info``.
+
+    A task whose rows hide many keys in their text (a generator's needles and JSON pairs) declares
+    ``pattern``: every group of every match in the ``scanned`` columns is a key too (:meth:`strings`).
+    ``reference`` names another task of the benchmark whose ``eval`` rows, at every length it has, this
+    task's ``dev`` rows must share none of those with (a generator has no ``eval`` of its own).
     """
 
     columns: tuple[str, ...] = ("query_id", "question")
     reason: str = ""
+    pattern: str = ""
+    scanned: tuple[str, ...] = ("input",)
+    reference: str = ""
 
     def keys(self, row: Mapping[str, Any]) -> dict[str, str]:
         """The row's keys by column: ``{"query_id": …, "question": "who wrote emma"}``."""
@@ -48,6 +56,19 @@ class LeakageRule:
                 continue
             keys[column] = normalise_question(value) if column in NORMALISED else str(value)
         return keys
+
+    def strings(self, row: Mapping[str, Any]) -> set[str]:
+        """Every group of every :attr:`pattern` match in the row's :attr:`scanned` columns."""
+        if not self.pattern:
+            return set()
+        found: set[str] = set()
+        compiled = re.compile(self.pattern)
+        for column in self.scanned:
+            value = row.get(column)
+            for text in value if isinstance(value, list | tuple) else [value]:
+                for match in compiled.finditer(text or ""):
+                    found.update(g for g in match.groups() if g)
+        return found
 
     def split(
         self, evaluated: Iterable[Mapping[str, Any]], candidates: Sequence[T], row: Callable[[T], Mapping]

@@ -58,6 +58,8 @@ class ConfigCounts:
     rows: Mapping[str, int] = field(default_factory=dict)
     #: the chat template the config's chat-mode rows were fitted under (``chat_template=``), if any
     chat_template: str | None = None
+    #: how a generated config's rows were made (:meth:`Task.generated_facts`); empty for the others
+    generated: Mapping[str, object] = field(default_factory=dict)
 
     def stats(self) -> list[SplitStats]:
         names = list(dict.fromkeys([*self.rows, *self.splits]))
@@ -77,6 +79,7 @@ class ConfigCounts:
             "max_input_tokens": self.max_input_tokens,
             "rows": dict(self.rows),
             "chat_template": self.chat_template,
+            "generated": dict(self.generated),
         }
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
@@ -95,6 +98,7 @@ class ConfigCounts:
                 data.get("max_input_tokens"),
                 data.get("rows") or {split: len(counts) for split, counts in data["splits"].items()},
                 data.get("chat_template"),
+                data.get("generated") or {},
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
@@ -224,6 +228,27 @@ def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) ->
     return "\n\n".join(p for p in parts if p)
 
 
+def generated_section(counts: Sequence[ConfigCounts]) -> str:
+    """What the generated configs among ``counts`` are and how their rows were made; ``""`` if none."""
+    generated = [c for c in counts if c.generated]
+    if not generated:
+        return ""
+    facts = list(dict.fromkeys(name for c in generated for name in c.generated))
+    rows = [
+        [f"`{c.config}`", *(c.generated.get(name, "-") for name in facts), f"`{c.tokenizer}`"]
+        for c in generated
+    ]
+    intro = (
+        "These configs are generated, not read from upstream files: fresh rows sized exactly to "
+        "`max_length − max_new_tokens` under the tokenizer named, scored with the matching task's metric. "
+        "The same generator, options, length and tokenizer give the same rows byte for byte. No row "
+        "shares a key, value or needle with the `eval` rows of the task it avoids, at any of its lengths "
+        "(`longbench-suite check CONFIG` with the same `--generate` options verifies it). They have a "
+        "`dev` split only."
+    )
+    return "\n\n".join(["## Generated configs", intro, markdown_table(["config", *facts, "tokenizer"], rows)])
+
+
 def usage_section(repo: str, configs: Sequence[str]) -> str:
     config = configs[0] if configs else "CONFIG"
     return "\n".join(
@@ -305,7 +330,10 @@ def write_card(
         written.append(png)
     elif os.path.exists(os.path.join(directory, histogram_name(benchmark))):
         os.remove(os.path.join(directory, histogram_name(benchmark)))
-    body = card.text.replace(STATISTICS, statistics_section(counts, png))
+    generated = generated_section(counts)
+    body = card.text.replace(
+        STATISTICS, statistics_section(counts, png) + (f"\n\n{generated}" if generated else "")
+    )
     body = body.replace(USAGE, usage_section(repo or "ORG/NAME", ordered))
     if TASKS in body:
         body = body.replace(TASKS, tasks_section(benchmark))

@@ -139,6 +139,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         builder.config.max_input_tokens,
         rows=rows,
         chat_template=builder.chat_template.identity if builder.chat_template else None,
+        generated=builder.config.task.generated_facts(builder.config.length, builder.config.generate),
     )
     counted.write(os.path.join(folder, cards.TOKEN_COUNTS))
     info = datasets.DatasetInfo(
@@ -187,6 +188,7 @@ def export(
     max_input_tokens: int | None = None,
     pretruncation_tokenizer=None,
     chat_template=None,
+    generate: dict | None = None,
     max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
     histogram: bool = True,
     repo_id: str | None = None,
@@ -254,6 +256,7 @@ def export(
         max_input_tokens=max_input_tokens,
         pretruncation_tokenizer=pretruncation_tokenizer,
         chat_template=chat_template,
+        generate=generate,
     )
     qualified = [f"{benchmark}/{name}" for name in names]
     if engine == "ray":

@@ -35,6 +35,7 @@ from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, E
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition import sampling
+from longbench_suite.partition.leakage import LeakageRule
 from longbench_suite.render import PromptTemplate
 from longbench_suite.task import BuildEnv
 
@@ -151,6 +152,16 @@ class GeneratedTask(HelmetTask):
     def facts(self, length: str) -> dict:
         return {"generator": self.name, "avoids eval rows of": f"helmet/{self.matches}"}
 
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        given = Options.of(options, self.name)
+        return {
+            "generator": self.name.removeprefix("gen_"),
+            "recipe": given.recipe,
+            "seed": given.seed,
+            "rows": "unbounded" if given.rows is None else given.rows,
+            "avoids eval rows of": f"`{self.matches}` ({', '.join(LENGTHS)})",
+        }
+
     def excluded(self, files, env: BuildEnv) -> Excluded:
         """Every key and value in the ``eval`` rows of the matching task, at every HELMET length."""
         task, strings = self.matching(), set()
@@ -205,6 +216,10 @@ class NiahTask(GeneratedTask):
                 f"{self.name}: the essay haystack needs a file: generate={{'essay': PATH}} (RULER's "
                 "PaulGrahamEssays.json or plain text), or another haystack: generate={'haystack': 'noise'}"
             )
+
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+        haystack = self.settings(Options.of(options, self.name)).haystack
+        return {**super().generated_facts(length, options), "haystack": haystack}
 
     def eval_strings(self, instance: Instance) -> set[str]:
         strings = {instance.fields["query"], *instance.answers}
@@ -370,6 +385,14 @@ class JsonKvGenTask(GeneratedTask):
 
 _GEN = dict(use_chat_template=False, category="Recall")
 _NIAH = dict(metric="ruler_recall", **_GEN)
+#: what ``check`` finds in a row's input: each needle's key and value; each UUID of a JSON object
+NEEDLE_KEYS = r"special magic \w+ for (.+?) is: (.+?)\.(?=\s|$)"
+UUID_KEYS = r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+
+
+def _leakage(matches: str, pattern: str) -> LeakageRule:
+    reason = f"no key, value or needle of a generated row is in {matches}'s eval rows at any length"
+    return LeakageRule(columns=(), reason=reason, pattern=pattern, reference=matches)
 
 
 def _match(settings: NiahSettings) -> str:
@@ -387,6 +410,7 @@ TASKS = (
         max_new_tokens=100,
         metric="json_kv_subem",
         matches="json_kv",
+        leakage=_leakage("json_kv", UUID_KEYS),
         **_GEN,
     ),
     *(
@@ -397,6 +421,7 @@ TASKS = (
             template=RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE,
             max_new_tokens=100 if settings.value_kind == "uuids" else 50,
             matches=_match(settings),
+            leakage=_leakage(_match(settings), NEEDLE_KEYS),
             variant=variant,
             **_NIAH,
         )

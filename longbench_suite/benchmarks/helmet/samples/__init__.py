@@ -85,6 +85,12 @@ DEMO_CONFIGS = (
     "trec_coarse_8k",
     "multi_lexsum_8k",
 )
+#: generated configs the demo shows, with their ``generate`` options: a few rows at a small length, on
+#: the built-in needle haystack and JSON pairs (no essay file, no download)
+DEMO_GENERATED = {
+    "gen_niah_multikey_2_2k": {"rows": 5},
+    "gen_json_kv_2k": {"rows": 5},
+}
 
 
 def _question(text: TextMaker, task: str, i: int) -> tuple[str, list[str]]:
