@@ -227,6 +227,7 @@ def export(
                 max_input_tokens=max_input_tokens,
                 pretruncation_tokenizer=pretruncation_tokenizer,
                 chat_template=chat_template,
+                generate=generate,
                 max_shard_size=max_shard_size,
                 histogram=histogram,
                 repo_id=repo_id,
