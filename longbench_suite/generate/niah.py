@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import random
 import re
-import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .words import key_words
@@ -90,13 +89,64 @@ class Sample:
         return ", ".join(self.queries[:-1]) + ", and " + self.queries[-1]
 
 
+def uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``: the variant and version bits set, in 8-4-4-4-12 hex."""
+    bits = (bits & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def drawer(rng: random.Random, kind: str, excluded: frozenset[str] = frozenset()) -> Callable[[], str]:
+    """A function giving ``rng``'s next key or value of ``kind``, skipping ``excluded`` ones.
+
+    The draws are RULER's: ``randint(10**6, 10**7 - 1)``, ``choice(words)``, ``getrandbits(128)``.
+    ``randint`` and ``choice`` reduce to CPython's ``_randbelow(n)``: ``getrandbits(n.bit_length())``
+    until below ``n``; that loop is made here directly, consuming the same bits without the layers of
+    calls around it (a 128k-token needle haystack draws ~10,000 of them per sample).
+    """
+    getrandbits = rng.getrandbits
+    if kind == "uuids":
+
+        def one() -> str:
+            return uuid4_text(getrandbits(128))
+
+    elif kind == "numbers":
+        low, n = 10**6, 9 * 10**6
+        k = n.bit_length()
+
+        def one() -> str:
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return str(low + r)
+
+    elif kind == "words":
+        words = key_words()
+        n = len(words)
+        k = n.bit_length()
+
+        def one() -> str:
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return words[r]
+
+    else:
+        raise ValueError(f"needle keys and values must be one of {KINDS}, not {kind!r}")
+    if not excluded:
+        return one
+
+    def allowed() -> str:
+        while (value := one()) in excluded:
+            pass
+        return value
+
+    return allowed
+
+
 def random_value(rng: random.Random, kind: str) -> str:
     """A key or value: a 7-digit number, an ``adjective-noun`` word or a version-4 UUID."""
-    if kind == "numbers":
-        return str(rng.randint(10**6, 10**7 - 1))
-    if kind == "words":
-        return rng.choice(key_words())
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    return drawer(rng, kind)()
 
 
 class Excluded:
@@ -106,9 +156,7 @@ class Excluded:
         self.strings = frozenset(strings)
 
     def draw(self, rng: random.Random, kind: str) -> str:
-        while (value := random_value(rng, kind)) in self.strings:
-            pass
-        return value
+        return drawer(rng, kind, self.strings)()
 
 
 NOTHING = Excluded()
@@ -126,14 +174,19 @@ def draw(
 
     ``shuffle_seed`` seeds the fresh generator that orders the needles (RULER: its ``--random_seed``).
     """
+    new_key = drawer(rng, settings.key_kind, excluded.strings)
+    new_value = drawer(rng, settings.value_kind, excluded.strings)
+    before, middle = NEEDLE.split("{key}")
+    before = before.format(type_needle_v=settings.value_kind)
+    middle, after = middle.split("{value}")
     keys, values, needles = [], [], []
     for _ in range(settings.keys):
-        key = excluded.draw(rng, settings.key_kind)
+        key = new_key()
         keys.append(key)
         drawn = []
         for _ in range(settings.values):
-            drawn.append(excluded.draw(rng, settings.value_kind))
-            needles.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=drawn[-1]))
+            drawn.append(new_value())
+            needles.append(before + key + middle + drawn[-1] + after)
         values.append(tuple(drawn))
     random.Random(shuffle_seed).shuffle(needles)
 
@@ -145,11 +198,8 @@ def draw(
         if settings.haystack == "noise":
             sentences = [NOISE] * size
         else:
-            sentences = []
-            for _ in range(size):
-                key = excluded.draw(rng, settings.key_kind)
-                value = excluded.draw(rng, settings.value_kind)
-                sentences.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=value))
+            # a key, then its value, needle by needle
+            sentences = [before + new_key() + middle + new_value() + after for _ in range(size)]
         at = sorted(rng.sample(range(size), len(needles)), reverse=True)
         for index, needle in zip(at, needles, strict=False):
             sentences.insert(index, needle)

@@ -51,7 +51,7 @@ class KeyWords:
         return self._starts[-1]
 
     def __getitem__(self, index: int) -> str:
-        if not 0 <= index < len(self):
+        if not 0 <= index < self._starts[-1]:
             raise IndexError(index)
         k = bisect.bisect_right(self._starts, index) - 1
         group, offset = self._groups[k], index - self._starts[k]
