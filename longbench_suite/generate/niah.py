@@ -8,6 +8,7 @@ is :mod:`.search`'s job.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Callable, Sequence
@@ -21,6 +22,8 @@ HAYSTACKS = ("noise", "needle", "essay")
 KINDS = ("words", "numbers", "uuids")
 #: where essay needles may go, in percent of the essay's sentences (40 points from 0 to 100, rounded)
 DEPTHS = tuple(round(100 * i / 39) for i in range(40))
+#: essay sizes whose sentences are kept (a search visits ~20, rows then use one or a few)
+MAX_ESSAY_SIZES = 64
 
 
 @dataclass(frozen=True)
@@ -122,14 +125,14 @@ def drawer(rng: random.Random, kind: str, excluded: frozenset[str] = frozenset()
 
     elif kind == "words":
         words = key_words()
-        n = len(words)
+        n, pick = len(words), words.picker()
         k = n.bit_length()
 
         def one() -> str:
             r = getrandbits(k)
             while r >= n:
                 r = getrandbits(k)
-            return words[r]
+            return pick(r)
 
     else:
         raise ValueError(f"needle keys and values must be one of {KINDS}, not {kind!r}")
@@ -216,20 +219,34 @@ def draw(
 
 
 class Essay:
-    """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule)."""
+    """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule).
 
-    def __init__(self, text: str, split_sentences) -> None:
+    Every row of a file is drawn at one size (or a few, after retries), so the sentences of the first
+    ``size`` words are cut once per size and kept: NLTK's Punkt is the slow part of an essay draw.
+    """
+
+    def __init__(self, text: str, split_sentences: Callable[[str], list[str]]) -> None:
         # RULER's rule: runs of whitespace become one space, then the text is split at spaces
         self.words = re.sub(r"\s+", " ", text).split(" ")
+        self.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         self._split = split_sentences
+        self._sentences: dict[int, tuple[str, ...]] = {}
+
+    def sentences(self, size: int) -> tuple[str, ...]:
+        """The sentences of the essay's first ``size`` words (repeated past its end)."""
+        if size not in self._sentences:
+            if len(self._sentences) >= MAX_ESSAY_SIZES:
+                self._sentences.clear()
+            if size <= len(self.words):
+                text = " ".join(self.words[:size])
+            else:
+                repeats = -(-size // len(self.words))
+                text = " ".join((self.words * repeats)[:size])
+            self._sentences[size] = tuple(self._split(text.strip()))
+        return self._sentences[size]
 
     def with_needles(self, size: int, needles: list[str], rng: random.Random) -> str:
-        if size <= len(self.words):
-            text = " ".join(self.words[:size])
-        else:
-            repeats = -(-size // len(self.words))
-            text = " ".join((self.words * repeats)[:size])
-        sentences = self._split(text.strip())
+        sentences = self.sentences(size)
         cuts = sorted(int(len(sentences) * (d / 100)) for d in rng.sample(DEPTHS, len(needles)))
         bounds = [0, *cuts, len(sentences)]
         parts = []
