@@ -9,9 +9,11 @@ import re
 import uuid
 
 import pytest
+from tokenizers import Tokenizer
 
 from longbench_suite import get_builder, load_dataset
 from longbench_suite.errors import SuiteError
+from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer, random_value
@@ -42,10 +44,17 @@ def gen(config, mirror, tokenizer, tmp_path, split="dev", **options):
 # -- counting ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tokenizer", ["llama2", "cl100k"])
-def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenizer, cl100k):
-    counter = load_tokenizer(llama2_tokenizer if tokenizer == "llama2" else "cl100k_base")
+@pytest.mark.parametrize("tokenizer", ["llama2", "llama2 without fastokens", "cl100k"])
+def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenizer, cl100k, monkeypatch):
+    if tokenizer == "cl100k":
+        counter = load_tokenizer("cl100k_base")
+    else:
+        if tokenizer != "llama2":
+            monkeypatch.setenv(fastcount.ENV, "0")
+        counter = load_tokenizer(Tokenizer.from_file(llama2_tokenizer))
     counting = PromptCounter(counter)
+    # fresh lines go whole through the fast backend where there is one, else line by line
+    assert counting.fast_whole == (tokenizer != "llama2 without fastokens")
     rng = random.Random(5)
     words = ["One", "of", "the", " magic", "7654321.", "é", "😀", "  spaced", "{x}", "ab-cd", ":", "\t"]
     for _ in range(60):
