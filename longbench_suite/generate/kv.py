@@ -9,13 +9,12 @@ first pairs; the object holds as many as fit the budget, found by binary search 
 from __future__ import annotations
 
 import random
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import DataFormatError
 from .count import PromptCounter
-from .niah import NOTHING, Excluded
+from .niah import NOTHING, Excluded, uuid4_text
 
 #: the gold pair's relative position, by row (HELMET's ``dep6`` files)
 DEPTHS = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -23,7 +22,7 @@ DEMOS = 2
 
 
 def random_uuid(rng: random.Random, excluded: Excluded) -> str:
-    while (value := str(uuid.UUID(int=rng.getrandbits(128), version=4))) in excluded.strings:
+    while (value := uuid4_text(rng.getrandbits(128))) in excluded.strings:
         pass
     return value
 

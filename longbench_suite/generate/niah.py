@@ -8,10 +8,10 @@ is :mod:`.search`'s job.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
-import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .words import key_words
@@ -22,6 +22,8 @@ HAYSTACKS = ("noise", "needle", "essay")
 KINDS = ("words", "numbers", "uuids")
 #: where essay needles may go, in percent of the essay's sentences (40 points from 0 to 100, rounded)
 DEPTHS = tuple(round(100 * i / 39) for i in range(40))
+#: essay sizes whose sentences are kept (a search visits ~20, rows then use one or a few)
+MAX_ESSAY_SIZES = 64
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,64 @@ class Sample:
         return ", ".join(self.queries[:-1]) + ", and " + self.queries[-1]
 
 
+def uuid4_text(bits: int) -> str:
+    """``str(uuid.UUID(int=bits, version=4))``: the variant and version bits set, in 8-4-4-4-12 hex."""
+    bits = (bits & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
+    h = f"{bits:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def drawer(rng: random.Random, kind: str, excluded: frozenset[str] = frozenset()) -> Callable[[], str]:
+    """A function giving ``rng``'s next key or value of ``kind``, skipping ``excluded`` ones.
+
+    The draws are RULER's: ``randint(10**6, 10**7 - 1)``, ``choice(words)``, ``getrandbits(128)``.
+    ``randint`` and ``choice`` reduce to CPython's ``_randbelow(n)``: ``getrandbits(n.bit_length())``
+    until below ``n``; that loop is made here directly, consuming the same bits without the layers of
+    calls around it (a 128k-token needle haystack draws ~10,000 of them per sample).
+    """
+    getrandbits = rng.getrandbits
+    if kind == "uuids":
+
+        def one() -> str:
+            return uuid4_text(getrandbits(128))
+
+    elif kind == "numbers":
+        low, n = 10**6, 9 * 10**6
+        k = n.bit_length()
+
+        def one() -> str:
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return str(low + r)
+
+    elif kind == "words":
+        words = key_words()
+        n, pick = len(words), words.picker()
+        k = n.bit_length()
+
+        def one() -> str:
+            r = getrandbits(k)
+            while r >= n:
+                r = getrandbits(k)
+            return pick(r)
+
+    else:
+        raise ValueError(f"needle keys and values must be one of {KINDS}, not {kind!r}")
+    if not excluded:
+        return one
+
+    def allowed() -> str:
+        while (value := one()) in excluded:
+            pass
+        return value
+
+    return allowed
+
+
 def random_value(rng: random.Random, kind: str) -> str:
     """A key or value: a 7-digit number, an ``adjective-noun`` word or a version-4 UUID."""
-    if kind == "numbers":
-        return str(rng.randint(10**6, 10**7 - 1))
-    if kind == "words":
-        return rng.choice(key_words())
-    return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    return drawer(rng, kind)()
 
 
 class Excluded:
@@ -106,9 +159,7 @@ class Excluded:
         self.strings = frozenset(strings)
 
     def draw(self, rng: random.Random, kind: str) -> str:
-        while (value := random_value(rng, kind)) in self.strings:
-            pass
-        return value
+        return drawer(rng, kind, self.strings)()
 
 
 NOTHING = Excluded()
@@ -126,14 +177,19 @@ def draw(
 
     ``shuffle_seed`` seeds the fresh generator that orders the needles (RULER: its ``--random_seed``).
     """
+    new_key = drawer(rng, settings.key_kind, excluded.strings)
+    new_value = drawer(rng, settings.value_kind, excluded.strings)
+    before, middle = NEEDLE.split("{key}")
+    before = before.format(type_needle_v=settings.value_kind)
+    middle, after = middle.split("{value}")
     keys, values, needles = [], [], []
     for _ in range(settings.keys):
-        key = excluded.draw(rng, settings.key_kind)
+        key = new_key()
         keys.append(key)
         drawn = []
         for _ in range(settings.values):
-            drawn.append(excluded.draw(rng, settings.value_kind))
-            needles.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=drawn[-1]))
+            drawn.append(new_value())
+            needles.append(before + key + middle + drawn[-1] + after)
         values.append(tuple(drawn))
     random.Random(shuffle_seed).shuffle(needles)
 
@@ -145,11 +201,8 @@ def draw(
         if settings.haystack == "noise":
             sentences = [NOISE] * size
         else:
-            sentences = []
-            for _ in range(size):
-                key = excluded.draw(rng, settings.key_kind)
-                value = excluded.draw(rng, settings.value_kind)
-                sentences.append(NEEDLE.format(type_needle_v=settings.value_kind, key=key, value=value))
+            # a key, then its value, needle by needle
+            sentences = [before + new_key() + middle + new_value() + after for _ in range(size)]
         at = sorted(rng.sample(range(size), len(needles)), reverse=True)
         for index, needle in zip(at, needles, strict=False):
             sentences.insert(index, needle)
@@ -166,20 +219,34 @@ def draw(
 
 
 class Essay:
-    """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule)."""
+    """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule).
 
-    def __init__(self, text: str, split_sentences) -> None:
+    Every row of a file is drawn at one size (or a few, after retries), so the sentences of the first
+    ``size`` words are cut once per size and kept: NLTK's Punkt is the slow part of an essay draw.
+    """
+
+    def __init__(self, text: str, split_sentences: Callable[[str], list[str]]) -> None:
         # RULER's rule: runs of whitespace become one space, then the text is split at spaces
         self.words = re.sub(r"\s+", " ", text).split(" ")
+        self.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
         self._split = split_sentences
+        self._sentences: dict[int, tuple[str, ...]] = {}
+
+    def sentences(self, size: int) -> tuple[str, ...]:
+        """The sentences of the essay's first ``size`` words (repeated past its end)."""
+        if size not in self._sentences:
+            if len(self._sentences) >= MAX_ESSAY_SIZES:
+                self._sentences.clear()
+            if size <= len(self.words):
+                text = " ".join(self.words[:size])
+            else:
+                repeats = -(-size // len(self.words))
+                text = " ".join((self.words * repeats)[:size])
+            self._sentences[size] = tuple(self._split(text.strip()))
+        return self._sentences[size]
 
     def with_needles(self, size: int, needles: list[str], rng: random.Random) -> str:
-        if size <= len(self.words):
-            text = " ".join(self.words[:size])
-        else:
-            repeats = -(-size // len(self.words))
-            text = " ".join((self.words * repeats)[:size])
-        sentences = self._split(text.strip())
+        sentences = self.sentences(size)
         cuts = sorted(int(len(sentences) * (d / 100)) for d in rng.sample(DEPTHS, len(needles)))
         bounds = [0, *cuts, len(sentences)]
         parts = []

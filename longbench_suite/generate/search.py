@@ -75,7 +75,9 @@ class Sizer:
     def draw(self, rng: random.Random, size: int) -> Drawn:
         sample = draw(self.settings, rng, size, self.shuffle_seed, self.essay, self.excluded)
         prompt = self.render(sample)
-        return Drawn(sample, prompt, self.counter.count(prompt.head, prompt.lines, prompt.tail))
+        # noise lines repeat; needle lines and the essay's needle places are new at every draw
+        fresh = self.settings.haystack != "noise"
+        return Drawn(sample, prompt, self.counter.count(prompt.head, prompt.lines, prompt.tail, fresh=fresh))
 
     def search(self, rng: random.Random) -> int:
         """The haystack size rows start from: RULER's estimate, then its binary search."""

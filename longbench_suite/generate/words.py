@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+from collections.abc import Callable
 from importlib import resources
 
 from ..errors import MissingDependencyError
@@ -46,18 +47,31 @@ class KeyWords:
         self._starts = [0]
         for size in sizes:
             self._starts.append(self._starts[-1] + size)
+        # per group: "adjective-" (its words are that and each noun) or None (a merged, sorted group)
+        self._prefixes = [g[0] + "-" if len(g) == 1 else None for g in self._groups]
 
     def __len__(self) -> int:
         return self._starts[-1]
 
     def __getitem__(self, index: int) -> str:
-        if not 0 <= index < len(self):
+        if not 0 <= index < self._starts[-1]:
             raise IndexError(index)
-        k = bisect.bisect_right(self._starts, index) - 1
-        group, offset = self._groups[k], index - self._starts[k]
-        if len(group) == 1:
-            return f"{group[0]}-{self._nouns[offset]}"
-        return self._merged(group)[offset]
+        return self.picker()(index)
+
+    def picker(self) -> Callable[[int], str]:
+        """``self[index]`` for an index known to be in range, as one plain function call (a needle
+        haystack looks up thousands of words per sample)."""
+        starts, prefixes, nouns, groups = self._starts, self._prefixes, self._nouns, self._groups
+        find, merged = bisect.bisect_right, self._merged
+
+        def pick(index: int) -> str:
+            k = find(starts, index) - 1
+            prefix = prefixes[k]
+            if prefix is None:
+                return merged(groups[k])[index - starts[k]]
+            return prefix + nouns[index - starts[k]]
+
+        return pick
 
     @functools.lru_cache(maxsize=64)  # noqa: B019 (one KeyWords per process)
     def _merged(self, group: tuple[str, ...]) -> list[str]:

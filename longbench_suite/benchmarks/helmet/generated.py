@@ -287,7 +287,7 @@ class NiahTask(GeneratedTask):
         if options.recipe != "ruler":
             for index in indices:
                 drawn = sizer.row(self.row_rng(options, length, index), size)
-                yield self.instance(drawn, length, index, options, template, sizer.settings)
+                yield self.instance(drawn, length, index, options, template, sizer)
             return
         excluded, stream = size, sampling.python_rng(options.seed)
         size = sizer.search(stream)
@@ -296,12 +296,12 @@ class NiahTask(GeneratedTask):
                 drawn = sizer.row(stream, size)
                 if excluded.strings.isdisjoint((*drawn.sample.queries, *drawn.sample.answers)):
                     break
-            yield self.instance(drawn, length, index, options, template, sizer.settings)
+            yield self.instance(drawn, length, index, options, template, sizer)
 
     def instance(
-        self, drawn, length: str, index: int, options: Options, template: PromptTemplate, settings
+        self, drawn, length: str, index: int, options: Options, template: PromptTemplate, sizer: Sizer
     ) -> Instance:
-        sample = drawn.sample
+        sample, settings = drawn.sample, sizer.settings
         fields = {"type_needle_v": settings.type_needle_v, "query": sample.query}
         suffix = template.render_suffix(fields)
         text = drawn.prompt.text
@@ -312,6 +312,7 @@ class NiahTask(GeneratedTask):
             "seed": options.seed,
             "row": index,
             "haystack": settings.haystack,
+            "essay_sha256": sizer.essay.digest if settings.haystack == "essay" else None,
             "haystack_units": len(sample.lines) - len(sample.keys) * settings.values
             if settings.haystack != "essay"
             else None,

@@ -23,12 +23,27 @@ TASK_ARGS = {
     ),
 }
 
+#: RULER's essay variants with their own settings; the essay is ``essay.json.gz`` (``make_essay.py``)
+ESSAY_TASK_ARGS = {
+    "niah_single_2": dict(type_haystack="essay", type_needle_k="words", type_needle_v="numbers"),
+    "niah_multikey_1": dict(
+        type_haystack="essay", type_needle_k="words", type_needle_v="numbers", num_needle_k=4
+    ),
+    "niah_multivalue": dict(
+        type_haystack="essay", type_needle_k="words", type_needle_v="numbers", num_needle_v=4
+    ),
+    "niah_multiquery": dict(
+        type_haystack="essay", type_needle_k="words", type_needle_v="numbers", num_needle_q=4
+    ),
+}
+
 
 def _cases():
     for tokenizer in ("llama2", "cl100k"):
         for length in (4096, 8192):
-            for task, args in TASK_ARGS.items():
-                seeds = (42, 7) if task == "niah_multikey_2" else (42,)
+            for task, args in [*TASK_ARGS.items(), *ESSAY_TASK_ARGS.items()]:
+                essay = args["type_haystack"] == "essay"
+                seeds = (42, 7) if task == "niah_multikey_2" or essay else (42,)
                 for seed in seeds:
                     yield {
                         "name": f"{task}-{args['type_haystack']}-{tokenizer}-{length}-seed{seed}",

@@ -2,15 +2,20 @@
 
 Run outside the project, in a venv with RULER's light dependencies (see README.md beside this file):
 
-    TIKTOKEN_CACHE_DIR=... /work/venv_ruler/bin/python tests/upstream/ruler_niah/run_ruler.py \
-        RULER_CHECKOUT LLAMA2_HF_DIR OUT_DIR
+    TIKTOKEN_CACHE_DIR=... NLTK_DATA=... /work/venv_ruler/bin/python tests/upstream/ruler_niah/run_ruler.py \
+        RULER_CHECKOUT LLAMA2_HF_DIR OUT_DIR [NAME_PART]
 
 Each case calls niah.py unchanged, with the arguments RULER's ``prepare.py`` would pass for the task
 (template = the niah task template + its answer prefix, as ``prepare.py`` joins them for the ``base``
-model template), and writes RULER's rows to ``OUT_DIR/<case>.jsonl.gz``.
+model template), and writes RULER's rows to ``OUT_DIR/<case>.jsonl.gz``. For the essay cases the
+essay (``essay.json.gz`` beside this file) is put where niah.py reads Paul Graham's essays,
+``scripts/data/synthetic/json/PaulGrahamEssays.json``, and ``NLTK_DATA`` must hold the ``punkt_tab``
+data ``write_punkt_tab.py`` writes; NLTK's sentences of the essay are kept as
+``OUT_DIR/essay-sentences.json.gz``. Only cases whose name contains NAME_PART run, if given.
 """
 
 import gzip
+import json
 import subprocess
 import sys
 import tempfile
@@ -22,7 +27,18 @@ ruler, llama2, out = (Path(p).resolve() for p in sys.argv[1:4])
 script = ruler / "scripts" / "data" / "synthetic" / "niah.py"
 tokenizers = {"llama2": ("hf", str(llama2)), "cl100k": ("openai", "cl100k_base")}
 out.mkdir(parents=True, exist_ok=True)
-for case in CASES:
+part = sys.argv[4] if len(sys.argv) > 4 else ""
+
+with gzip.open(Path(__file__).with_name("essay.json.gz"), "rb") as f:
+    essay = f.read()
+(script.parent / "json" / "PaulGrahamEssays.json").write_bytes(essay)
+from nltk.tokenize import sent_tokenize  # noqa: E402 (NLTK_DATA must hold punkt_tab)
+
+sentences = sent_tokenize(json.loads(essay)["text"])
+with gzip.GzipFile(out / "essay-sentences.json.gz", "wb", mtime=0) as f:
+    f.write(json.dumps(sentences).encode("utf-8"))
+
+for case in [c for c in CASES if part in c["name"]]:
     kind, path = tokenizers[case["tokenizer"]]
     with tempfile.TemporaryDirectory() as tmp:
         argv = [
