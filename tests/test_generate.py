@@ -396,14 +396,18 @@ def test_cli_check_of_a_needle_generator_fails_when_it_draws_an_eval_value(
         "ruler_mk_needle", "128k", helmet_mirror, llama2_tokenizer, str(tmp_path / "e"), NEEDLE
     )
     planted = next(v for v in values if v.isdigit())
-    original, calls = niah.Excluded.draw, []
+    original, calls = niah.drawer, []
 
-    def leaky(self, rng, kind):
-        value = original(self, rng, kind)
-        calls.append(kind)
-        return planted if kind == "numbers" and len(calls) % 40 == 0 else value
+    def leaky(rng, kind, excluded=frozenset()):
+        one = original(rng, kind, excluded)
 
-    monkeypatch.setattr(niah.Excluded, "draw", leaky)
+        def value():
+            calls.append(kind)
+            return planted if kind == "numbers" and len(calls) % 40 == 0 else one()
+
+        return value
+
+    monkeypatch.setattr(niah, "drawer", leaky)
     assert cli.main([*argv, "--cache-dir", str(tmp_path / "b")]) == 1
     out = capsys.readouterr().out
     assert re.search(r"helmet/gen_niah_multikey_2_4k\s+dev\s+500\s+-\s+-\s+500\s", out)
