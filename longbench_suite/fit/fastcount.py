@@ -3,7 +3,9 @@
 ``fastokens`` (PyPI, the ``fast`` extra) runs a ``tokenizer.json`` pipeline ~20x faster than
 ``tokenizers`` per CPU-second on long texts (Llama-2 has no pre-tokenizer, so ``tokenizers`` runs BPE
 over one huge word) but gives no character offsets. Counting needs none, so budgets, fits, statistics
-and token columns count with it; cuts keep ``tokenizers``' offsets (:class:`HFTokenizer.encode`).
+and token columns count with it. A cut needs offsets only where it cuts: :class:`HFTokenizer.encode`
+takes a long text's ids from fastokens piece by piece and asks ``tokenizers`` for the offsets of a piece
+only when one of them is read (checking that its ids are the same).
 
 It is used for a tokenizer only after a probe at load time (:func:`exact_counter`): on texts that
 exercise what tokenizers differ on (start-of-text handling, whitespace runs, byte fallback, scripts,
