@@ -205,19 +205,21 @@ class HFTokenizer(TokenCounter):
         joins two tokens, and a text starting with one gets ``n`` extra start-of-text tokens."""
         return self._piece_overhead if self.splits_at_newlines else None
 
-    def pieces(self, text: str) -> list[int]:
-        """Start offsets of the pieces ``text`` is tokenized in (``[0]``: in one piece)."""
-        if self._piece_overhead is None or not self.piece_chars:
+    def pieces(self, text: str, size: int | None = None) -> list[int]:
+        """Start offsets of the pieces ``text`` is tokenized in (``[0]``: in one piece), of at least
+        ``size`` characters (default :attr:`piece_chars`)."""
+        size = self.piece_chars if size is None else size
+        if self._piece_overhead is None or not size:
             return [0]
-        return piece_starts(text, self.piece_chars, self.splits_at_newlines, not_after=self._added)
+        return piece_starts(text, size, self.splits_at_newlines, not_after=self._added)
 
     def clear_cache(self) -> None:
         self._counted = LRU(COUNT_CACHE_PIECES, digest=True)
         self._encoded = LRU(ENCODING_CACHE_CHARS, cost=text_length)
         self._fast_ids = LRU(ID_CACHE_TOKENS, cost=_id_count, digest=True)
 
-    def _bounds(self, text: str) -> list[tuple[int, int]]:
-        starts = self.pieces(text)
+    def _bounds(self, text: str, size: int | None = None) -> list[tuple[int, int]]:
+        starts = self.pieces(text, size)
         return list(zip(starts, [*starts[1:], len(text)], strict=True))
 
     def _pieces_done(self, pieces: list[str], cache: LRU, batch: Callable[[list[str]], list]) -> list:
@@ -256,7 +258,9 @@ class HFTokenizer(TokenCounter):
             raise
 
     def _encode_pieces(self, text: str, special: bool) -> Encoding:
-        bounds = self._bounds(text)
+        # With fastokens, smaller pieces: a cut then tokenizes fewer characters for its offsets.
+        fast_size = min(self.piece_chars, FAST_PIECE_CHARS) if self._fast is not None else None
+        bounds = self._bounds(text, fast_size)
         if len(bounds) == 1:
             return _single(self._tok.encode(text, add_special_tokens=special))
         pieces = [text[a:b] for a, b in bounds]
@@ -409,6 +413,9 @@ class _Probed:
 #: the counters of this process, by identity, name and piece size (what a forked worker reuses)
 _LIVE: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
+
+#: The pieces an encoding through fastokens is cut in (offsets are computed for a piece a cut reads).
+FAST_PIECE_CHARS = 1024
 
 #: Ids of pieces kept from fastokens, in tokens (4 bytes each: ~32 MB).
 ID_CACHE_TOKENS = 8_000_000
