@@ -48,7 +48,6 @@ _PACKAGE_DIR = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 
 
-
 def unavailable_key(split: str) -> str:
     """Where a build records, beside its sources' checksums, that ``split`` was left out and why."""
     return f"longbench_suite:{split}-unavailable"
@@ -291,6 +290,31 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             for split in self.available_splits
         ]
 
+    def _prepare_split(self, split_generator, *args, num_proc: int | None = None, **kwargs):
+        """``datasets``' split preparation; with several processes, the split's plan is made first, here.
+
+        ``datasets`` forks its workers for the split after this point, so each worker finds the plan
+        this process made (:data:`_PLANS_FOR_WORKERS`) instead of reading and partitioning the sources
+        again; a worker started another way (spawn) makes it itself.
+        """
+        if not num_proc or num_proc <= 1 or not self.config.task.shardable:
+            return super()._prepare_split(split_generator, *args, num_proc=num_proc, **kwargs)
+        gen = split_generator.gen_kwargs
+        task, files = self.config.task, gen["files"]
+        with forgotten_on_bad_data(files.values()):
+            _PLANS_FOR_WORKERS.get(
+                self._plan_key(gen["split"]),
+                list(files.values()),
+                lambda: task.plan(gen["split"], self.config.length, files, self.build_env()),
+            )
+        try:
+            return super()._prepare_split(split_generator, *args, num_proc=num_proc, **kwargs)
+        finally:
+            _PLANS_FOR_WORKERS.clear()
+
+    def _plan_key(self, split: str) -> tuple:
+        return (type(self).__module__, self.config_id, self.hash, split)
+
     def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
         super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
         # Every split was written: the unpinned downloads it read are what later copies must match.
@@ -402,6 +426,9 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         """The split's plan; computed once per process when shards of it are yielded one by one."""
         if not shared:
             return task.plan(split, env.length, files, env)
+        inherited = _PLANS_FOR_WORKERS.peek(self._plan_key(split), list(files.values()))
+        if inherited is not None:
+            return inherited
         return self._plans.get(split, list(files.values()), lambda: task.plan(split, env.length, files, env))
 
     def _rows(self, task: Task, instances, env: BuildEnv, budget, schema) -> Iterator[dict]:
@@ -465,6 +492,10 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
 #: rows, and characters of input, whose token counts are computed in one call
 COUNT_BATCH = 32
 COUNT_CHARS = 4_000_000
+
+
+#: the plan of the split being prepared in several processes, made before its workers are forked
+_PLANS_FOR_WORKERS: Memo[Plan] = Memo("plans-for-workers", entries=1)
 
 
 def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:

@@ -70,6 +70,10 @@ class TokenizerLoadError(SuiteError, ValueError):
     """A tokenizer spec that cannot be loaded."""
 
 
+class TokenizerMismatchError(SuiteError, RuntimeError):
+    """Two tokenizer backends that a probe found identical gave different ids for a text."""
+
+
 class MissingDependencyError(SuiteError, ImportError):
     """An optional dependency needed for the requested feature is not installed."""
 

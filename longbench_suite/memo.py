@@ -152,9 +152,7 @@ class Memo(Generic[T]):
     ) -> T:
         """The result for ``what`` over ``inputs``: from memory, from disk, or ``compute()``."""
         identities = [_identity(item) for item in inputs]
-        key = hashlib.sha256(
-            repr((FORMAT, __version__, self.name, what, [i for i, _ in identities])).encode("utf-8")
-        ).hexdigest()
+        key = self._key(what, identities)
         found = self._memory.get(key, _MISSING)
         if found is not _MISSING:
             return found
@@ -167,6 +165,15 @@ class Memo(Generic[T]):
                 self._write(path, value)
         self._memory.put(key, value)
         return value
+
+    def peek(self, what: Hashable, inputs: Sequence[object]) -> T | None:
+        """The result this process holds in memory for ``what`` over ``inputs``, or ``None``."""
+        return self._memory.get(self._key(what, [_identity(item) for item in inputs]))
+
+    def _key(self, what: Hashable, identities: list[tuple[str, bool]]) -> str:
+        return hashlib.sha256(
+            repr((FORMAT, __version__, self.name, what, [i for i, _ in identities])).encode("utf-8")
+        ).hexdigest()
 
     def clear(self) -> None:
         """Forget what this process holds in memory (what is on disk stays)."""

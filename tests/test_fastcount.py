@@ -142,3 +142,96 @@ def test_lone_surrogates_are_still_refused(kinds):
     counter = _counters(kinds)["llama2"]
     with pytest.raises(InvalidTextError, match="lone surrogate"):
         counter.count_batch(["fine", "bad \ud800 text"])
+
+
+def _long_text() -> str:
+    text = TextMaker("pieces")
+    return "\n".join(text.paragraph(6, 14) for _ in range(400))
+
+
+def test_an_encoding_asks_tokenizers_only_for_the_offsets_read(kinds, monkeypatch):
+    tok = kinds["llama2"]
+    counter = HFTokenizer(tok, "llama2", piece_chars=2000)
+    text = _long_text()
+    assert len(counter.pieces(text)) > 20
+    encoded: list[str] = []
+    real = counter._encode_batch
+    monkeypatch.setattr(counter, "_encode_batch", lambda pieces: encoded.extend(pieces) or real(pieces))
+    enc = counter.encode(text)
+    whole = tok.encode(text)
+    assert list(enc.ids) == whole.ids  # every id, from fastokens: only the first piece went to tokenizers
+    assert len(encoded) == 1 and text.startswith(encoded[0])
+    middle = len(whole.ids) // 2
+    assert enc.offsets[middle] == whole.offsets[middle]  # one more piece: the one holding that token
+    assert (
+        len(encoded) == 2
+        and encoded[1] in text[whole.offsets[middle][0] - 8000 : whole.offsets[middle][1] + 8000]
+    )
+
+
+def test_offsets_whose_ids_disagree_with_fastokens_fail_in_one_line(kinds, monkeypatch):
+    from longbench_suite.errors import TokenizerMismatchError
+
+    counter = HFTokenizer(kinds["llama2"], "llama2", piece_chars=2000)
+    real = counter._fast.id_arrays
+    monkeypatch.setattr(counter._fast, "id_arrays", lambda pieces: [a[::-1] for a in real(pieces)])
+    enc = counter.encode(_long_text())
+    with pytest.raises(TokenizerMismatchError, match=fastcount.ENV + "=0"):
+        enc.offsets[len(enc) - 1]
+
+
+def test_prompts_that_share_a_long_context_count_it_once(kinds, monkeypatch):
+    counter = HFTokenizer(kinds["llama2"], "llama2", piece_chars=2000)
+    context = _long_text()
+    prompts = [f"{context}\n\nQuestion: {q}?\nAnswer:" for q in ("who", "where", "when")]
+    counted: list[int] = []
+    real = counter._fast.counts
+    monkeypatch.setattr(
+        counter._fast, "counts", lambda texts, **kw: counted.append(sum(map(len, texts))) or real(texts, **kw)
+    )
+    assert [counter.count(p) for p in prompts] == _expected(kinds["llama2"], prompts, True)
+    assert counted[0] >= len(context) and sum(counted[1:]) < 2000  # later prompts: only their new lines
+
+
+def test_a_copy_in_another_process_keeps_the_probes_verdicts(kinds, monkeypatch):
+    import pickle
+
+    from longbench_suite.fit import tokenizers
+
+    counter = HFTokenizer(kinds["llama2"], "llama2")
+    data = pickle.dumps(counter)
+    # a fresh process: no counter to reuse, and no probe may run again
+    monkeypatch.setattr(tokenizers, "_LIVE", {})
+    for name in ("_no_token_spans_newlines", "_piece_overhead"):
+        monkeypatch.setattr(tokenizers, name, lambda *a: pytest.fail("probed again"))
+    monkeypatch.setattr(fastcount, "same_ids", lambda *a: pytest.fail("probed again"))
+    copy = pickle.loads(data)
+    assert copy.counting_backend == "fastokens" and copy.identity == counter.identity
+    assert copy.newline_overhead == counter.newline_overhead
+    texts = _documents()
+    assert copy.count_batch(texts) == _expected(kinds["llama2"], texts, True)
+
+
+def test_a_verdict_of_another_fastokens_release_is_probed_again(kinds, monkeypatch):
+    import dataclasses
+
+    from longbench_suite.fit import tokenizers
+
+    counter = HFTokenizer(kinds["llama2"], "llama2")
+    state = counter.__getstate__()
+    state["probed"] = dataclasses.replace(state["probed"], fastokens="0.0.1")
+    monkeypatch.setattr(tokenizers, "_LIVE", {})
+    probes = []
+    real = fastcount.same_ids
+    monkeypatch.setattr(fastcount, "same_ids", lambda *a: probes.append(1) or real(*a))
+    copy = HFTokenizer.__new__(HFTokenizer)
+    copy.__setstate__(state)
+    assert probes and copy.counting_backend == "fastokens"
+
+
+def test_a_copy_in_a_process_that_holds_the_counter_reuses_it(kinds):
+    import pickle
+
+    counter = HFTokenizer(kinds["llama2"], "llama2")
+    copy = pickle.loads(pickle.dumps(counter))
+    assert copy.backend is counter.backend  # a forked worker parses and probes nothing

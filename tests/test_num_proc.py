@@ -72,3 +72,35 @@ def test_export_refuses_a_bad_num_proc_before_building(tmp_path):
     with pytest.raises(OptionError, match=r"num_proc must be a positive integer, got -2"):
         hub.export(["helmet/nq_8k"], str(tmp_path / "out"), num_proc=-2, histogram=False)
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_workers_neither_plan_the_split_again_nor_load_the_tokenizer(
+    demo_mirror, tiny_tokenizer, tmp_path, monkeypatch
+):
+    """The split's plan is made once, before the workers are forked; a worker uses the parent's plan
+    and the tokenizer it was forked with (no parse, no probe)."""
+    from longbench_suite.fit import tokenizers
+
+    calls = tmp_path / "calls.txt"
+
+    def logged(name, real):
+        def wrapper(*args, **kwargs):
+            with open(calls, "a") as f:
+                f.write(f"{name} {os.getpid()}\n")
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    task = registry.benchmark("helmet").lookup("nq_8k")[0]
+    monkeypatch.setattr(type(task), "plan", logged("plan", type(task).plan))
+    monkeypatch.setattr(tokenizers, "exact_counter", logged("tokenizer", tokenizers.exact_counter))
+    options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, pretruncation_tokenizer=tiny_tokenizer)
+    one = _rows(load_dataset("helmet", "nq_8k", cache_dir=str(tmp_path / "c1"), **options))
+    calls.unlink(missing_ok=True)
+    two = _rows(load_dataset("helmet", "nq_8k", cache_dir=str(tmp_path / "c2"), num_proc=2, **options))
+    assert one == two and len(one) == 2
+    assert any("-00001-of-00002.arrow" in name for name in _arrow_files(tmp_path / "c2"))
+    lines = calls.read_text().split() if calls.exists() else []
+    assert sorted(lines[0::2]) == ["plan", "plan"]  # one plan per split, nothing loaded
+    assert set(lines[1::2]) == {str(os.getpid())}  # made here, before the workers were forked

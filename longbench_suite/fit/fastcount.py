@@ -3,7 +3,9 @@
 ``fastokens`` (PyPI, the ``fast`` extra) runs a ``tokenizer.json`` pipeline ~20x faster than
 ``tokenizers`` per CPU-second on long texts (Llama-2 has no pre-tokenizer, so ``tokenizers`` runs BPE
 over one huge word) but gives no character offsets. Counting needs none, so budgets, fits, statistics
-and token columns count with it; cuts keep ``tokenizers``' offsets (:class:`HFTokenizer.encode`).
+and token columns count with it. A cut needs offsets only where it cuts: :class:`HFTokenizer.encode`
+takes a long text's ids from fastokens piece by piece and asks ``tokenizers`` for the offsets of a piece
+only when one of them is read (checking that its ids are the same).
 
 It is used for a tokenizer only after a probe at load time (:func:`exact_counter`): on texts that
 exercise what tokenizers differ on (start-of-text handling, whitespace runs, byte fallback, scripts,
@@ -14,6 +16,9 @@ be exactly ``tokenizers``'; otherwise, or when it is not installed, counting sta
 
 from __future__ import annotations
 
+import array
+import importlib.metadata
+import itertools
 import os
 from collections.abc import Sequence
 
@@ -58,10 +63,14 @@ def probe_texts(added: Sequence[str]) -> list[str]:
 
 
 class FastCounter:
-    """Token counts of many texts in one ``fastokens`` call (no per-token Python objects)."""
+    """Token counts of many texts in one ``fastokens`` call (no per-token Python objects).
 
-    def __init__(self, fast) -> None:
+    ``version`` is the fastokens release it runs on: a probe's verdict holds for that release only.
+    """
+
+    def __init__(self, fast, version: str = "") -> None:
         self._fast = fast
+        self.version = version
 
     def counts(self, texts: Sequence[str], *, special: bool) -> list[int]:
         import numpy
@@ -72,10 +81,26 @@ class FastCounter:
     def ids(self, texts: Sequence[str], *, special: bool) -> list[list[int]]:
         return [e.ids for e in self._fast.encode_batch(list(texts), add_special_tokens=special)]
 
+    def id_arrays(self, texts: Sequence[str], *, special: bool = False) -> list[array.array]:
+        """Each text's ids as a compact ``array('I')`` (4 bytes a token, where a list takes ~36)."""
+        import numpy
 
-def exact_counter(tokenizer) -> FastCounter | None:
+        ids, offsets = self._fast.encode_batch_flat(list(texts), add_special_tokens=special)
+        flat = memoryview(ids).cast("I")
+        bounds = numpy.frombuffer(offsets, numpy.uint64).tolist()
+        return [array.array("I", flat[a:b]) for a, b in itertools.pairwise(bounds)]
+
+
+def exact_counter(
+    tokenizer, *, json_text: str | None = None, probed: str | None = None
+) -> FastCounter | None:
     """A :class:`FastCounter` for ``tokenizer`` (a ``tokenizers.Tokenizer``) whose ids were found equal
-    to the tokenizer's on every probe text, or ``None``."""
+    to the tokenizer's on every probe text, or ``None``.
+
+    ``json_text`` is the tokenizer's ``to_str()`` when the caller has it already; ``probed`` is the
+    fastokens version on which a probe of this very ``tokenizer.json`` already passed (a counter sent
+    to another process carries it): that probe is not run again when the same version is installed.
+    """
     if os.environ.get(ENV, "1").strip().lower() in ("0", "false", "no", "off"):
         return None
     if tokenizer.truncation is not None or tokenizer.padding is not None:
@@ -85,7 +110,13 @@ def exact_counter(tokenizer) -> FastCounter | None:
     except ImportError:
         return None
     try:
-        fast = FastCounter(fastokens.Tokenizer.from_json_str(tokenizer.to_str()))
+        version = importlib.metadata.version("fastokens")
+    except importlib.metadata.PackageNotFoundError:
+        version = getattr(fastokens, "__version__", "")
+    try:
+        fast = FastCounter(fastokens.Tokenizer.from_json_str(json_text or tokenizer.to_str()), version)
+        if probed and probed == version:
+            return fast
         added = [t.content for t in tokenizer.get_added_tokens_decoder().values()]
         return fast if same_ids(tokenizer, fast, probe_texts(added)) else None
     except Exception:  # a pipeline fastokens does not support is simply not accelerated
