@@ -49,6 +49,7 @@ from longbench_suite.errors import (
     InvalidTextError,
     MissingDependencyError,
     OptionError,
+    ShortSourceError,
     SourceError,
     SplitUnavailableError,
     StorageError,
@@ -58,6 +59,7 @@ from longbench_suite.errors import (
 )
 from longbench_suite.fit import tokenizers
 from longbench_suite.source import archives, download, mirrored
+from longbench_suite.source.samples import RECORDS_NAME
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
@@ -324,8 +326,22 @@ CASES = {
     "trec-empty-body": Case(
         "helmet/trec_coarse_8k",
         lambda b: b.rewrite(TREC_TEST.url, lambda d: b""),
-        DataFormatError,
-        r"helmet/trec_coarse_8k: .*TREC_10\.label",
+        ShortSourceError,
+        r"TREC_10\.label: holds 0 records, fewer than the 40",
+    ),
+    # A short copy the first time it is ever seen, still well-formed: held to the sample mirror's
+    # declared record count (upstream's 500 for the real file), never fewer rows.
+    "trec-cut-at-a-line-end": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: b"".join(d.splitlines(keepends=True)[:21])),
+        ShortSourceError,
+        r"TREC_10\.label: holds 21 records, fewer than the 40 it is declared to hold",
+    ),
+    "trec-cut-inside-a-line": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: d[: d.index(b"\n", len(d) // 2) - 3]),
+        ShortSourceError,
+        r"TREC_10\.label: the file ends inside line \d+ \(no line end\)",
     ),
     "tokenizer-unparseable": Case(
         HELMET,
@@ -334,6 +350,12 @@ CASES = {
         r"cannot load tokenizer '\S+/tok/tokenizer\.json' from \S+/tok/tokenizer\.json",
     ),
     # -- LV-Eval: per-dataset zips over http ------------------------------------------------------
+    "zip-member-cut-at-a-line-end": Case(
+        LVEVAL,
+        lambda b: b.edit_member(ZIP, ZIP_MEMBER, lambda d: b"".join(d.splitlines(keepends=True)[:3])),
+        ShortSourceError,
+        rf"{re.escape(ZIP_MEMBER)} in {ZIP_NAME}: holds 3 records, fewer than the \d+ it is declared",
+    ),
     "zip-truncated": Case(
         LVEVAL,
         lambda b: b.rewrite(ZIP, lambda d: d[: len(d) // 2]),
@@ -572,7 +594,13 @@ FAULT_CLASSES = {
         "trec-empty-body",
         "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
     ],
-    "short": ["test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused"],
+    "short": [
+        "trec-cut-at-a-line-end",
+        "trec-cut-inside-a-line",
+        "zip-member-cut-at-a-line-end",
+        "test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused",
+        "test_faults.py::test_a_whole_copy_after_a_short_one_that_built_is_taken",
+    ],
     "local": [
         "tar-disk-full-copying-members",
         "arrow-disk-full",
@@ -843,6 +871,30 @@ def test_a_short_copy_of_a_source_that_built_before_is_refused(
         assert trusted_leftovers(str(cache), pristine[1]) == []
         broken.repair()
         assert broken.build(str(cache)) == clean_rows(ADA)
+    finally:
+        broken.close()
+
+
+def test_a_whole_copy_after_a_short_one_that_built_is_taken(
+    pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """A source with no known record count, served short the first time it is seen, builds (nothing
+    can tell), and the ledger records that copy; once the whole file is served, a rebuild must take it
+    instead of refusing it as "not the file that built before" (the user is not stuck)."""
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = tmp_path / "cache"
+    try:
+        os.remove(os.path.join(broken.mirror, RECORDS_NAME))  # served as a real mirror: no count known
+        broken.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}]")
+        short = broken.build(str(cache))
+        assert 0 < len(short["eval"]) < len(clean_rows(ADA)["eval"])
+        broken.repair()
+        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
+            if entry != "longbench_suite":
+                path = cache / entry
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        rebuilt = broken.build(str(cache))
+        assert rebuilt == clean_rows(ADA)
     finally:
         broken.close()
 
