@@ -138,6 +138,13 @@ def write_to_mirror(mirror_dir: str, url: str, data: bytes) -> str:
 
 
 def _record_counts(url: str, data: bytes) -> dict[str, int | None]:
+    try:
+        return _counts(url, data)
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):  # a broken archive, on purpose
+        return {}
+
+
+def _counts(url: str, data: bytes) -> dict[str, int | None]:
     if url.endswith(".zip"):
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             members = {info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()}

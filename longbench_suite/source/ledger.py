@@ -38,7 +38,8 @@ class Ledger:
         if not known:
             return None
         if num_bytes < known["num_bytes"]:
-            return f"it is {num_bytes} bytes, shorter than the {known['num_bytes']} bytes a build succeeded with"
+            before = known["num_bytes"]
+            return f"it is {num_bytes} bytes, shorter than the {before} bytes a build succeeded with"
         if num_bytes > known["num_bytes"]:
             # The copy that built may itself have been short (a file without a known record count, cut
             # at a line end the first time it was seen): a longer one is read, checked like any
