@@ -133,11 +133,12 @@ def write_to_mirror(mirror_dir: str, url: str, data: bytes) -> str:
     """
     path = mirrored(url, mirror_dir)
     _atomic_write(path, data)
-    declare_sample_records(mirror_dir, _record_counts(url, data))
+    declare_sample_records(mirror_dir, record_counts(url, data))
     return path
 
 
-def _record_counts(url: str, data: bytes) -> dict[str, int | None]:
+def record_counts(url: str, data: bytes) -> dict[str, int | None]:
+    """The declaration of the file ``data`` kept for ``url``: its records, or each archive member's."""
     try:
         return _counts(url, data)
     except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):  # a broken archive, on purpose
