@@ -580,6 +580,7 @@ FAULT_CLASSES = {
         "zip-sha256-mismatch",
     ],
     "content": [
+        "test_faults.py::test_only_a_content_error_removes_the_downloads",
         "tar-malformed-json-line",
         "tar-question-not-a-string",
         "zip-malformed-json-line",
@@ -895,6 +896,56 @@ def test_a_whole_copy_after_a_short_one_that_built_is_taken(
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
         rebuilt = broken.build(str(cache))
         assert rebuilt == clean_rows(ADA)
+    finally:
+        broken.close()
+
+
+def _downloads(cache: str) -> list[str]:
+    folder = os.path.join(cache, "downloads")
+    return sorted(n for n in os.listdir(folder) if "." not in n and os.path.isfile(os.path.join(folder, n)))
+
+
+@pytest.mark.parametrize(
+    "raised, forgotten",
+    [
+        (RuntimeError("planted bug"), False),
+        (TypeError("planted bug"), False),
+        (KeyError("planted bug"), False),
+        (DataFormatError("planted bad record"), True),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "planted bad byte"), True),
+        (json.JSONDecodeError("planted bad JSON", "{", 1), True),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, Exception) else str(v),
+)
+def test_only_a_content_error_removes_the_downloads(
+    raised, forgotten, pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """A build that fails on the bytes it read deletes the downloads (a fixed mirror is fetched again);
+    one that fails on a bug in the code (here raised where a row is made) keeps them: they were fine."""
+    from longbench_suite import builder
+
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = str(tmp_path / "cache")
+    try:
+
+        def make_row(*args, **kwargs):
+            raise raised
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(builder, "make_row", make_row)
+            with pytest.raises(Exception) as failure:
+                broken.build(cache)
+        causes, error = [], failure.value
+        while error is not None and error not in causes:  # datasets wraps what is not a SuiteError
+            causes.append(error)
+            error = error.__cause__ or error.__context__
+        assert raised in causes
+        if forgotten:
+            assert _downloads(cache) == []
+        else:
+            assert len(_downloads(cache)) == 1  # the one JSON file, kept
+        assert trusted_leftovers(cache, pristine[1]) == []
+        assert broken.build(cache) == clean_rows(ADA)
     finally:
         broken.close()
 
