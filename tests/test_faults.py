@@ -450,9 +450,15 @@ CASES = {
         DataFormatError,
         rf"{JSON_NAME}, line \d+: malformed JSON .*; the file ends inside the JSON array \(truncated\?\)",
     ),
-    "json-empty-array": Case(
+    "json-empty-array": Case(  # a sample mirror declares its file's 20 records
         ADA,
         lambda b: b.rewrite(JSON, lambda d: b"[]"),
+        ShortSourceError,
+        rf"{JSON_NAME}: holds 0 records, fewer than the 20 it is declared to hold",
+    ),
+    "json-empty-array-no-count": Case(  # as a real mirror: Ada-LEval's files have no known count
+        ADA,
+        lambda b: (os.remove(os.path.join(b.mirror, RECORDS_NAME)), b.rewrite(JSON, lambda d: b"[]")),
         DataFormatError,
         r"adaleval/bestanswer_1k: the 'eval' split came out empty; the sources \(" + JSON_NAME,
     ),
@@ -591,6 +597,7 @@ FAULT_CLASSES = {
         "json-lone-surrogate",
         "json-cut-off-without-length",
         "json-empty-array",
+        "json-empty-array-no-count",
         "json-empty-body",
         "trec-empty-body",
         "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
