@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import hashlib
+import json
 import logging
 import os
+import tarfile
+import zipfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 import datasets
+import pyarrow as pa
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
 from ._version import __version__
@@ -546,25 +552,44 @@ def mirror_identity(mirror: str | None) -> str | None:
     return mirror
 
 
+#: failures that come from the bytes read: what the parsers raise, and the decoders' and archive
+#: readers' own errors where they reach the build unconverted
+BAD_CONTENT: tuple[type[BaseException], ...] = (
+    DataFormatError,  # malformed or mistyped records, a lone surrogate, a short source, an empty split
+    SourceError,  # a corrupt or truncated archive, a missing member, a checksum that differs
+    UnicodeDecodeError,
+    json.JSONDecodeError,
+    pa.ArrowInvalid,
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    zlib.error,
+    gzip.BadGzipFile,
+    EOFError,
+)
+
+
 @contextlib.contextmanager
 def forgotten_on_bad_data(files: Iterable[FileRef]) -> Iterator[None]:
-    """When reading the files fails — on their bytes (malformed records, a corrupt archive, a missing
-    member, a split that comes out empty or short) or on anything else that is not a local cause —
-    delete the downloads and member copies they came from, so the next build fetches them again
-    instead of trusting them (a mirror may be fixed in between)."""
+    """When reading the files fails on their bytes (malformed records, a corrupt archive, a missing
+    member, a split that comes out empty or short), delete the downloads and member copies they came
+    from, so the next build fetches them again instead of trusting them (a mirror may be fixed in
+    between). Any other failure — a bug in the code, a local cause, a file that cannot be had — says
+    nothing against the bytes, and the downloads stay."""
     try:
         yield
     except Exception as exc:
-        if not _local_or_unavailable(exc):
+        if _bad_content(exc):
             forget(files)
         raise
 
 
-def _local_or_unavailable(exc: Exception) -> bool:
-    """A failure that says nothing about the bytes read: a file that cannot be had, a missing package,
-    a tokenizer or option, a full disk or a missing permission."""
+def _bad_content(exc: Exception) -> bool:
+    """A failure caused by the bytes read, not by a file that cannot be had, a missing package, a
+    tokenizer or option, a full disk or a missing permission."""
     not_content = (SourceUnavailableError, MissingDependencyError, TokenizerLoadError, OptionError)
-    return isinstance(exc, not_content) or local_cause(exc) is not None
+    if isinstance(exc, not_content) or local_cause(exc) is not None:
+        return False
+    return isinstance(exc, BAD_CONTENT)
 
 
 def builder_class(benchmark: Benchmark, module: str) -> type[SuiteBuilder]:

@@ -66,6 +66,11 @@ class DataFormatError(SuiteError, ValueError):
     """A source record that does not have the upstream layout (names the file and line)."""
 
 
+class ShortSourceError(DataFormatError):
+    """A source that holds fewer (or more) records than it is declared to hold, or a text file cut
+    inside a line: a copy served short, which must fail rather than build fewer rows."""
+
+
 class TokenizerLoadError(SuiteError, ValueError):
     """A tokenizer spec that cannot be loaded."""
 

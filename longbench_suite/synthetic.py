@@ -17,7 +17,10 @@ import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 
 from .partition import sampling
+from .records.count import count_records
 from .source import mirrored
+from .source.samples import declare_sample_records
+from .source.samples import key as sample_key
 
 WORDS = """
 river mountain city library engine garden harbor signal market winter forest castle bridge
@@ -123,10 +126,35 @@ def zip_bytes(members: Mapping[str, bytes]) -> bytes:
 
 
 def write_to_mirror(mirror_dir: str, url: str, data: bytes) -> str:
-    """Write ``data`` where a mirror keeps ``url`` (``MIRROR/HOST/PATH``); returns the path."""
+    """Write ``data`` where a mirror keeps ``url`` (``MIRROR/HOST/PATH``); returns the path.
+
+    The records the file (or each member of an archive) holds are declared beside it, so that the
+    mirror is held to its own counts, not upstream's (:mod:`longbench_suite.source.samples`).
+    """
     path = mirrored(url, mirror_dir)
     _atomic_write(path, data)
+    declare_sample_records(mirror_dir, record_counts(url, data))
     return path
+
+
+def record_counts(url: str, data: bytes) -> dict[str, int | None]:
+    """The declaration of the file ``data`` kept for ``url``: its records, or each archive member's."""
+    try:
+        return _counts(url, data)
+    except (OSError, EOFError, zipfile.BadZipFile, tarfile.TarError):  # a broken archive, on purpose
+        return {}
+
+
+def _counts(url: str, data: bytes) -> dict[str, int | None]:
+    if url.endswith(".zip"):
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            members = {info.filename: zf.read(info) for info in zf.infolist() if not info.is_dir()}
+    elif url.endswith((".tar.gz", ".tgz", ".tar")):
+        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+            members = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
+    else:
+        return {sample_key(url): count_records(url, data)}
+    return {sample_key(url, name): count_records(name, body) for name, body in members.items()}
 
 
 def train_demo_tokenizer(dest_dir: str, vocab_size: int = 2000) -> str:

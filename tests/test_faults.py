@@ -49,6 +49,7 @@ from longbench_suite.errors import (
     InvalidTextError,
     MissingDependencyError,
     OptionError,
+    ShortSourceError,
     SourceError,
     SplitUnavailableError,
     StorageError,
@@ -58,6 +59,7 @@ from longbench_suite.errors import (
 )
 from longbench_suite.fit import tokenizers
 from longbench_suite.source import archives, download, mirrored
+from longbench_suite.source.samples import RECORDS_NAME
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
@@ -324,8 +326,22 @@ CASES = {
     "trec-empty-body": Case(
         "helmet/trec_coarse_8k",
         lambda b: b.rewrite(TREC_TEST.url, lambda d: b""),
-        DataFormatError,
-        r"helmet/trec_coarse_8k: .*TREC_10\.label",
+        ShortSourceError,
+        r"TREC_10\.label: holds 0 records, fewer than the 40",
+    ),
+    # A short copy the first time it is ever seen, still well-formed: held to the sample mirror's
+    # declared record count (upstream's 500 for the real file), never fewer rows.
+    "trec-cut-at-a-line-end": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: b"".join(d.splitlines(keepends=True)[:21])),
+        ShortSourceError,
+        r"TREC_10\.label: holds 21 records, fewer than the 40 it is declared to hold",
+    ),
+    "trec-cut-inside-a-line": Case(
+        "helmet/trec_coarse_8k",
+        lambda b: b.rewrite(TREC_TEST.url, lambda d: d[: d.index(b"\n", len(d) // 2) - 3]),
+        ShortSourceError,  # a counted text file is judged by its count: the cut leaves fewer lines
+        r"TREC_10\.label: holds \d+ records, fewer than the 40 it is declared to hold",
     ),
     "tokenizer-unparseable": Case(
         HELMET,
@@ -334,6 +350,12 @@ CASES = {
         r"cannot load tokenizer '\S+/tok/tokenizer\.json' from \S+/tok/tokenizer\.json",
     ),
     # -- LV-Eval: per-dataset zips over http ------------------------------------------------------
+    "zip-member-cut-at-a-line-end": Case(
+        LVEVAL,
+        lambda b: b.edit_member(ZIP, ZIP_MEMBER, lambda d: b"".join(d.splitlines(keepends=True)[:3])),
+        ShortSourceError,
+        rf"{re.escape(ZIP_MEMBER)} in {ZIP_NAME}: holds 3 records, fewer than the \d+ it is declared",
+    ),
     "zip-truncated": Case(
         LVEVAL,
         lambda b: b.rewrite(ZIP, lambda d: d[: len(d) // 2]),
@@ -428,9 +450,15 @@ CASES = {
         DataFormatError,
         rf"{JSON_NAME}, line \d+: malformed JSON .*; the file ends inside the JSON array \(truncated\?\)",
     ),
-    "json-empty-array": Case(
+    "json-empty-array": Case(  # a sample mirror declares its file's 20 records
         ADA,
         lambda b: b.rewrite(JSON, lambda d: b"[]"),
+        ShortSourceError,
+        rf"{JSON_NAME}: holds 0 records, fewer than the 20 it is declared to hold",
+    ),
+    "json-empty-array-no-count": Case(  # as a real mirror: Ada-LEval's files have no known count
+        ADA,
+        lambda b: (os.remove(os.path.join(b.mirror, RECORDS_NAME)), b.rewrite(JSON, lambda d: b"[]")),
         DataFormatError,
         r"adaleval/bestanswer_1k: the 'eval' split came out empty; the sources \(" + JSON_NAME,
     ),
@@ -558,6 +586,7 @@ FAULT_CLASSES = {
         "zip-sha256-mismatch",
     ],
     "content": [
+        "test_faults.py::test_only_a_content_error_removes_the_downloads",
         "tar-malformed-json-line",
         "tar-question-not-a-string",
         "zip-malformed-json-line",
@@ -568,11 +597,18 @@ FAULT_CLASSES = {
         "json-lone-surrogate",
         "json-cut-off-without-length",
         "json-empty-array",
+        "json-empty-array-no-count",
         "json-empty-body",
         "trec-empty-body",
         "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
     ],
-    "short": ["test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused"],
+    "short": [
+        "trec-cut-at-a-line-end",
+        "trec-cut-inside-a-line",
+        "zip-member-cut-at-a-line-end",
+        "test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused",
+        "test_faults.py::test_a_whole_copy_after_a_short_one_that_built_is_taken",
+    ],
     "local": [
         "tar-disk-full-copying-members",
         "arrow-disk-full",
@@ -843,6 +879,80 @@ def test_a_short_copy_of_a_source_that_built_before_is_refused(
         assert trusted_leftovers(str(cache), pristine[1]) == []
         broken.repair()
         assert broken.build(str(cache)) == clean_rows(ADA)
+    finally:
+        broken.close()
+
+
+def test_a_whole_copy_after_a_short_one_that_built_is_taken(
+    pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """A source with no known record count, served short the first time it is seen, builds (nothing
+    can tell), and the ledger records that copy; once the whole file is served, a rebuild must take it
+    instead of refusing it as "not the file that built before" (the user is not stuck)."""
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = tmp_path / "cache"
+    try:
+        os.remove(os.path.join(broken.mirror, RECORDS_NAME))  # served as a real mirror: no count known
+        broken.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}]")
+        short = broken.build(str(cache))
+        assert 0 < len(short["eval"]) < len(clean_rows(ADA)["eval"])
+        broken.repair()
+        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
+            if entry != "longbench_suite":
+                path = cache / entry
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+        rebuilt = broken.build(str(cache))
+        assert rebuilt == clean_rows(ADA)
+    finally:
+        broken.close()
+
+
+def _downloads(cache: str) -> list[str]:
+    folder = os.path.join(cache, "downloads")
+    return sorted(n for n in os.listdir(folder) if "." not in n and os.path.isfile(os.path.join(folder, n)))
+
+
+@pytest.mark.parametrize(
+    "raised, forgotten",
+    [
+        (RuntimeError("planted bug"), False),
+        (TypeError("planted bug"), False),
+        (KeyError("planted bug"), False),
+        (DataFormatError("planted bad record"), True),
+        (UnicodeDecodeError("utf-8", b"\xff", 0, 1, "planted bad byte"), True),
+        (json.JSONDecodeError("planted bad JSON", "{", 1), True),
+    ],
+    ids=lambda v: type(v).__name__ if isinstance(v, Exception) else str(v),
+)
+def test_only_a_content_error_removes_the_downloads(
+    raised, forgotten, pristine, clean_rows, cl100k, tmp_path, monkeypatch
+):
+    """A build that fails on the bytes it read deletes the downloads (a fixed mirror is fetched again);
+    one that fails on a bug in the code (here raised where a row is made) keeps them: they were fine."""
+    from longbench_suite import builder
+
+    broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
+    cache = str(tmp_path / "cache")
+    try:
+
+        def make_row(*args, **kwargs):
+            raise raised
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(builder, "make_row", make_row)
+            with pytest.raises(Exception) as failure:
+                broken.build(cache)
+        causes, error = [], failure.value
+        while error is not None and error not in causes:  # datasets wraps what is not a SuiteError
+            causes.append(error)
+            error = error.__cause__ or error.__context__
+        assert raised in causes
+        if forgotten:
+            assert _downloads(cache) == []
+        else:
+            assert len(_downloads(cache)) == 1  # the one JSON file, kept
+        assert trusted_leftovers(cache, pristine[1]) == []
+        assert broken.build(cache) == clean_rows(ADA)
     finally:
         broken.close()
 

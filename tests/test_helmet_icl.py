@@ -26,6 +26,7 @@ from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.api import download_manager
 from longbench_suite.benchmarks.helmet import icl
 from longbench_suite.source import mirrored
+from tests.support.hand_made import declare_as_written
 from tests.support.helmet_reference import helmet_fit
 from tests.test_sampling import _balance_reference
 
@@ -323,6 +324,7 @@ def test_hand_checked_prompt_from_a_tiny_data_dir(tmp_path):
     data.mkdir()
     (data / "train_5500.label").write_bytes(b"DESC:def What is a ?\n")
     (data / "TREC_10.label").write_bytes(b"LOC:city Where is c ?\n")
+    declare_as_written(data, "helmet/trec_coarse_8k")  # not upstream's 5452 and 500 questions
     (row,) = load_dataset(
         "helmet", "trec_coarse_8k", split="eval", streaming=True, data_dir=str(data), tokenizer="words"
     )

@@ -23,6 +23,7 @@ from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.benchmarks.helmet import infbench, multi_lexsum, narrativeqa
 from longbench_suite.fit.tokenizers import HFTokenizer, TokenCounter, load_tokenizer
 from longbench_suite.source import mirrored
+from tests.support.hand_made import declare_as_written
 from tests.support.helmet_reference import helmet_fit, narrativeqa_demo
 
 MARKER = " ... [the rest of the text is omitted]"
@@ -384,6 +385,7 @@ def test_row_contract_columns(built):
 def _eval_from_jsonl(tmp_path, name: str, rows: list[dict], config: str, llama2_tokenizer) -> list[dict]:
     """The ``eval`` rows of ``config`` built from one InfiniteBench file holding ``rows``."""
     (tmp_path / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    declare_as_written(tmp_path, f"helmet/{config}")
     options = dict(tokenizer="words", pretruncation_tokenizer=llama2_tokenizer, cache_dir=str(tmp_path / "c"))
     return list(
         load_dataset("helmet", config, split="eval", streaming=True, data_dir=str(tmp_path), **options)

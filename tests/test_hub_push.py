@@ -13,6 +13,7 @@ import datasets
 import pytest
 
 from longbench_suite import cli, load_dataset, push
+from longbench_suite.errors import SuiteError
 from longbench_suite.publish import hub
 from tests.support.fake_hub import FakeHub
 
@@ -95,6 +96,68 @@ def test_repushing_a_config_deletes_its_stale_shards(fake, opts):
         "nq_8k/token_counts.json",
     ]
     assert datasets.load_dataset(fake.repo_dir("org/r"), "nq_8k", split="eval").num_rows == 600
+
+
+def _snapshot(folder) -> dict[str, bytes]:
+    found = {}
+    for current, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(current, name)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, folder)] = f.read()
+    return found
+
+
+@pytest.mark.parametrize("fails_in", ["export", "upload"])
+def test_a_failed_push_leaves_the_output_folder_as_it_was(fake, opts, tmp_path, monkeypatch, fails_in):
+    """The repo's card and token counts are merged in the staging folder, never written into the output
+    folder directly: a push that fails after fetching them changes nothing there."""
+    push(["helmet/hotpotqa_8k"], "org/r", histogram=False, **opts)  # the repo holds a card and token counts
+    kept = tmp_path / "kept"
+    hub.export(["nq_8k"], str(kept), histogram=False, **opts)  # the output folder of an earlier export
+    (kept / "notes.txt").write_text("mine")
+    before = _snapshot(kept)
+    assert "hotpotqa_8k/token_counts.json" not in before
+
+    def fail(*args, **kwargs):
+        raise RuntimeError(f"failed during the {fails_in}")
+
+    if fails_in == "export":
+        monkeypatch.setattr(hub.cards, "write_card", fail)  # after the repo's files were fetched
+    else:
+        monkeypatch.setattr(hub.HfApi, "upload_folder", fail)
+    with pytest.raises(RuntimeError, match=fails_in):
+        push(["nq_8k"], "org/r", output_dir=str(kept), histogram=False, **opts)
+    assert _snapshot(kept) == before
+    assert [entry for entry in os.listdir(tmp_path) if entry.startswith(".kept")] == []  # no staging left
+
+
+def test_the_output_folder_of_a_push_is_what_was_uploaded(fake, opts, tmp_path):
+    push(["helmet/hotpotqa_8k"], "org/r", histogram=False, **opts)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine")
+    result = push(["nq_8k"], "org/r", output_dir=str(kept), histogram=False, **opts)
+    uploaded = {f.replace(os.sep, "/"): data for f, data in _snapshot(fake.repo_dir("org/r")).items()}
+    local = {f.replace(os.sep, "/"): data for f, data in _snapshot(kept).items()}
+    assert {f: uploaded.get(f) for f in local} == local and local["notes.txt"] == b"mine"
+    assert sorted(result.sizes) == sorted(local)
+    # the repo's other config: its card entry and token counts were fetched, its shards stay on the Hub
+    assert all(f.startswith("hotpotqa_8k/") and f.endswith(".parquet") for f in set(uploaded) - set(local))
+    assert "hotpotqa_8k/token_counts.json" in local
+    card = local["README.md"].decode("utf-8")
+    assert "config_name: hotpotqa_8k" in card and "config_name: nq_8k" in card  # the merged card
+
+
+def test_a_repo_whose_card_longbench_suite_did_not_write_is_refused(fake, opts, tmp_path):
+    repo = fake.repo_dir("org/theirs")
+    os.makedirs(repo)
+    with open(os.path.join(repo, "README.md"), "w") as f:
+        f.write("# someone's dataset\n")
+    kept = tmp_path / "kept"
+    with pytest.raises(SuiteError, match=r"README\.md of org/theirs was not written by longbench-suite"):
+        push(["nq_8k"], "org/theirs", output_dir=str(kept), histogram=False, **opts)
+    assert not kept.exists() and not _calls(fake, "upload_folder")
 
 
 def test_dry_run_never_contacts_the_hub(opts, tmp_path, monkeypatch, capsys):

@@ -20,8 +20,17 @@ import pytest
 
 from longbench_suite import cli, get_builder, load_dataset, prepare, registry
 from longbench_suite.benchmarks.lveval import common, samples
-from longbench_suite.errors import DataFormatError, SourceError, SplitUnavailableError, TokenizerLoadError
+from longbench_suite.errors import (
+    DataFormatError,
+    ShortSourceError,
+    SourceError,
+    SplitUnavailableError,
+    TokenizerLoadError,
+)
 from longbench_suite.source import mirrored
+from longbench_suite.source.samples import RECORDS_NAME, declare_sample_records
+from longbench_suite.synthetic import record_counts
+from tests.support.hand_made import declare_as_written
 from tests.support.http_mirror import MirrorServer
 
 DATASETS = (
@@ -382,6 +391,7 @@ def test_data_dir_accepts_zips_in_both_layouts_extracted_folders_and_flat_files(
     expected = built[config].as_dataset(split="eval").to_list()
     for name, data_dir in layouts.items():
         where = data_dir / dataset if name == "inside" else data_dir
+        declare_as_written(where, f"lveval/{config}")
         rows = load_dataset(
             "lveval", config, split="eval", data_dir=str(where), cache_dir=str(tmp_path / "c")
         )
@@ -397,6 +407,8 @@ def test_flat_zip_from_a_mirror_over_http_prepared_and_streamed(tmp_path, monkey
     target = mirrored(zip_url("cmrc_mixup"), str(flat_mirror))
     os.makedirs(os.path.dirname(target))
     _flat_zip(mirrored(zip_url("cmrc_mixup"), str(source)), target)
+    with open(target, "rb") as handle:  # the flat zip's members declare their counts, as samples do
+        declare_sample_records(str(flat_mirror), record_counts(zip_url("cmrc_mixup"), handle.read()))
     monkeypatch.setitem(common.ARCHIVE_SHA256, "cmrc_mixup", sha256_file(target))
     expected = [expected_row("cmrc_mixup", r) for r in read_level(target, "cmrc_mixup", "128k")]
     with MirrorServer(str(flat_mirror)) as server:
@@ -429,6 +441,7 @@ def _write_flat(data_dir, config: str, records: list) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     lines = [r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in records]
     (data_dir / f"{config}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    declare_as_written(data_dir, f"lveval/{config}")
 
 
 def _load_flat(tmp_path, config: str, records: list, **options):
@@ -567,4 +580,10 @@ def test_malformed_json_and_empty_files(tmp_path):
     with pytest.raises(DataFormatError, match=r"cmrc_mixup_16k\.jsonl in .*line 2: malformed JSON"):
         _load_flat(tmp_path / "a", "cmrc_mixup_16k", [BASE, '{"input": "q?", "context": '])
     with pytest.raises(DataFormatError, match=r"'eval' split came out empty"):
-        _load_flat(tmp_path / "b", "cmrc_mixup_16k", [""])
+        _load_flat(tmp_path / "b", "cmrc_mixup_16k", [""])  # a folder that declares its file empty
+    data_dir = tmp_path / "b" / "data"
+    (data_dir / RECORDS_NAME).unlink()  # held to upstream's count: an empty copy is short
+    with pytest.raises(ShortSourceError, match=r"cmrc_mixup_16k\.jsonl in .*: holds 0 records, fewer than"):
+        load_dataset(
+            "lveval", "cmrc_mixup_16k", split="eval", data_dir=str(data_dir), cache_dir=str(tmp_path)
+        )

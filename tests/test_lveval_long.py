@@ -20,6 +20,7 @@ from tokenizers import Tokenizer
 from longbench_suite import load_dataset, registry
 from longbench_suite.benchmarks.lveval import samples
 from longbench_suite.synthetic import ChineseText, TextMaker
+from tests.support.hand_made import declare_as_written
 from tests.test_lveval import TEMPLATES
 
 FACTRECALL_EN = TEMPLATES["factrecall_en"]
@@ -60,6 +61,7 @@ def _long_level_zip(path) -> tuple[list[tuple[str, str]], int]:
         expected.append((_sha(record["context"]), _sha(FACTRECALL_EN.format(**record))))
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("factrecall_en/factrecall_en_256k.jsonl", "".join(lines))
+    declare_as_written(path.parent, "lveval/factrecall_en_256k")
     return expected, max(len(line.encode("utf-8")) for line in lines)
 
 
@@ -160,6 +162,7 @@ def test_max_input_tokens_cuts_the_middle_as_lveval_does(
     (tmp_path / "data" / f"{config}.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8"
     )
+    declare_as_written(tmp_path / "data", f"lveval/{config}")
     full = [template.format(**r) for r in records]
     assert len(tok.encode(full[0]).ids) > 4 * 1501, "the long record must be far over the budgets"
     for budget in (1501, 2000):

@@ -297,11 +297,13 @@ def write_card(
     *,
     histogram: bool = True,
     repo: str | None = None,
+    keep_from: Sequence[str] = (),
 ) -> list[str]:
     """Write ``README.md`` (and the histogram) for every config in ``directory``; returns the files.
 
     ``configs_yaml``/``infos`` are the exported configs' ``configs:`` entries and ``DatasetInfo`` s;
-    the card keeps every config it already listed. ``config_order`` orders the statistics.
+    the card keeps every config it already listed, and those the cards ``keep_from`` list (a Hub
+    repo's, which the directory's own entries override). ``config_order`` orders the statistics.
     """
     from datasets.info import DatasetInfosDict
     from datasets.utils.metadata import MetadataConfigs
@@ -310,10 +312,11 @@ def write_card(
     card = template(benchmark)
     data = card.data
     readme = os.path.join(directory, README)
-    if os.path.isfile(readme):
-        previous = DatasetCard.load(readme).data
-        MetadataConfigs.from_dataset_card_data(previous).to_dataset_card_data(data)
-        DatasetInfosDict.from_dataset_card_data(previous).to_dataset_card_data(data)
+    for path in [*keep_from, readme]:
+        if os.path.isfile(path):
+            previous = DatasetCard.load(path).data
+            MetadataConfigs.from_dataset_card_data(previous).to_dataset_card_data(data)
+            DatasetInfosDict.from_dataset_card_data(previous).to_dataset_card_data(data)
     MetadataConfigs(configs_yaml).to_dataset_card_data(data)
     DatasetInfosDict(infos).to_dataset_card_data(data)
     data[MARK] = {"benchmark": benchmark}

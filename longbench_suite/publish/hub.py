@@ -23,7 +23,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from huggingface_hub import HfApi
@@ -209,6 +209,46 @@ def export(
     (default: the one this process is connected to, else a local one; :mod:`longbench_suite.distributed`),
     and writes the same files.
     """
+    return _export(
+        configs,
+        output_dir,
+        max_shard_size=max_shard_size,
+        histogram=histogram,
+        repo_id=repo_id,
+        holdout_fraction=holdout_fraction,
+        num_proc=num_proc,
+        engine=engine,
+        address=address,
+        tokenizer=tokenizer,
+        mirror=mirror,
+        data_dir=data_dir,
+        cache_dir=cache_dir,
+        max_input_tokens=max_input_tokens,
+        pretruncation_tokenizer=pretruncation_tokenizer,
+        chat_template=chat_template,
+        generate=generate,
+    )
+
+
+def _export(
+    configs: Sequence[str],
+    output_dir: str,
+    *,
+    max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
+    histogram: bool = True,
+    repo_id: str | None = None,
+    holdout_fraction: float | None = None,
+    num_proc: int | None = None,
+    engine: str = "local",
+    address: str | None = None,
+    hub_card: str | None = None,
+    before_move: Callable[[str, ExportResult], None] | None = None,
+    **options,
+) -> ExportResult:
+    """:func:`export`, and for :func:`push`: ``hub_card``, a folder holding the repo's card and token
+    counts, is merged into the export; ``before_move(stage, result)`` runs on the complete staging
+    folder, so the output folder changes only if it returns (a failed upload leaves it as it was).
+    ``options`` are the build options (:func:`longbench_suite.api.get_builder`'s)."""
     from .. import distributed
 
     benchmark, names = _resolve(configs)
@@ -217,17 +257,9 @@ def export(
     target = remote.remote_target(output_dir)
     if target is not None:
         with remote.staged_upload(*target, output_dir, names, _refuse_foreign_names) as folder:
-            result = export(
+            result = _export(
                 configs,
                 folder,
-                tokenizer=tokenizer,
-                mirror=mirror,
-                data_dir=data_dir,
-                cache_dir=cache_dir,
-                max_input_tokens=max_input_tokens,
-                pretruncation_tokenizer=pretruncation_tokenizer,
-                chat_template=chat_template,
-                generate=generate,
                 max_shard_size=max_shard_size,
                 histogram=histogram,
                 repo_id=repo_id,
@@ -235,6 +267,9 @@ def export(
                 num_proc=num_proc,
                 engine=engine,
                 address=address,
+                hub_card=hub_card,
+                before_move=before_move,
+                **options,
             )
         result.directory = output_dir
         return result
@@ -249,16 +284,6 @@ def export(
         )
     if histogram:
         cards.require_matplotlib()
-    options = dict(
-        tokenizer=tokenizer,
-        mirror=mirror,
-        data_dir=data_dir,
-        cache_dir=cache_dir,
-        max_input_tokens=max_input_tokens,
-        pretruncation_tokenizer=pretruncation_tokenizer,
-        chat_template=chat_template,
-        generate=generate,
-    )
     qualified = [f"{benchmark}/{name}" for name in names]
     if engine == "ray":
         distributed.prepare(qualified, options, address=address)
@@ -268,6 +293,8 @@ def export(
     configs_yaml, infos = {}, {}
     _refuse_foreign_files(output_dir, names)
     with staging.staged(output_dir, leave_out=tuple(names)) as stage:
+        if hub_card is not None:
+            _take_hub_counts(hub_card, stage, names)
         for builder in builders:
             splits = api.prepared(builder, None)
             if holdout_fraction is not None and "dev" in splits:
@@ -281,11 +308,34 @@ def export(
             result.stats += counted.stats()
             result.files += sorted(f"{name}/{f}" for f in os.listdir(os.path.join(stage, name)))
         order = registry.benchmark(benchmark).config_names
+        hub_readme = os.path.join(hub_card, cards.README) if hub_card is not None else None
         result.files += cards.write_card(
-            stage, benchmark, order, configs_yaml, infos, histogram=histogram, repo=repo_id
+            stage,
+            benchmark,
+            order,
+            configs_yaml,
+            infos,
+            histogram=histogram,
+            repo=repo_id,
+            keep_from=[hub_readme] if hub_readme and os.path.isfile(hub_readme) else [],
         )
         result.sizes = {f: os.path.getsize(os.path.join(stage, *f.split("/"))) for f in result.files}
+        if before_move is not None:
+            before_move(stage, result)
     return result
+
+
+def _take_hub_counts(hub_card: str, stage: str, exported: Sequence[str]) -> None:
+    """Put the repo's token counts of configs this push does not export into the staging folder, so
+    the card's statistics keep them; a config folder of the output folder keeps its own (its files
+    are uploaded with it)."""
+    for config in sorted(os.listdir(hub_card)):
+        counts = os.path.join(hub_card, config, cards.TOKEN_COUNTS)
+        target = os.path.join(stage, config, cards.TOKEN_COUNTS)
+        if config in exported or not os.path.isfile(counts) or os.path.exists(target):
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copyfile(counts, target)
 
 
 def _fetch_card_files(hub, repo_id: str, revision: str | None, folder: str, scratch: str) -> list[str]:
@@ -360,19 +410,28 @@ def push(
         hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         if revision:
             hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        listed = _fetch_card_files(hub, repo_id, revision, folder, os.path.join(scratch, "hub-cache"))
-        result = _uploads(export(configs, folder, repo_id=repo_id, **options))
-        deletions = [
-            f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
-        ]
-        hub.upload_folder(
-            repo_id=repo_id,
-            repo_type="dataset",
-            folder_path=folder,
-            revision=revision,
-            commit_message=message,
-            delete_patterns=patterns,
-        )
+        # The repo's card files go to the scratch folder, never into the output folder: the export
+        # merges them into its staging folder, which replaces the output folder once uploaded.
+        hub_card = os.path.join(scratch, "hub-card")
+        listed = _fetch_card_files(hub, repo_id, revision, hub_card, os.path.join(scratch, "hub-cache"))
+        _check_hub_card(hub_card, repo_id, benchmark)
+        deletions: list[str] = []
+
+        def upload(stage: str, result: ExportResult) -> None:
+            _uploads(result, stage)
+            deletions.extend(
+                f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
+            )
+            hub.upload_folder(
+                repo_id=repo_id,
+                repo_type="dataset",
+                folder_path=stage,
+                revision=revision,
+                commit_message=message,
+                delete_patterns=patterns,
+            )
+
+        result = _export(configs, folder, repo_id=repo_id, hub_card=hub_card, before_move=upload, **options)
         return PushResult(
             **vars(result),
             url=repo_url(repo_id),
@@ -382,17 +441,31 @@ def push(
         )
 
 
-def _uploads(result: ExportResult) -> ExportResult:
-    """``result`` with ``files``/``sizes`` of everything ``upload_folder`` sends: the whole folder but
-    what ``huggingface_hub`` never commits."""
+def _check_hub_card(hub_card: str, repo_id: str, benchmark: str) -> None:
+    """The repo's card, where it has one, must be a longbench-suite card of the same benchmark."""
+    try:
+        existing = cards.card_benchmark(hub_card)
+    except SuiteError:
+        raise SuiteError(
+            f"the README.md of {repo_id} was not written by longbench-suite; push into another repo"
+        ) from None
+    if existing not in (None, benchmark):
+        raise SuiteError(
+            f"{repo_id} holds configs of {existing!r}; push {benchmark!r} configs into another repo "
+            "(one Hub repo per benchmark)"
+        )
+
+
+def _uploads(result: ExportResult, folder: str) -> None:
+    """Set ``result``'s ``files``/``sizes`` to everything ``upload_folder`` sends from ``folder``: the
+    whole folder but what ``huggingface_hub`` never commits."""
     from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
 
     found = []
-    for current, _, names in os.walk(result.directory):
-        found += [os.path.relpath(os.path.join(current, n), result.directory) for n in names]
+    for current, _, names in os.walk(folder):
+        found += [os.path.relpath(os.path.join(current, n), folder) for n in names]
     kept = filter_repo_objects(
         [f.replace(os.sep, "/") for f in found], ignore_patterns=DEFAULT_IGNORE_PATTERNS
     )
-    sizes = {f: os.path.getsize(os.path.join(result.directory, *f.split("/"))) for f in sorted(kept)}
+    sizes = {f: os.path.getsize(os.path.join(folder, *f.split("/"))) for f in sorted(kept)}
     result.files, result.sizes = list(sizes), sizes
-    return result

@@ -1,6 +1,7 @@
 """Step 2 of the flow: source files become records — parsed (:mod:`.parse`) and their fields checked
 (:mod:`.fields`)."""
 
+from .count import check_count, count_records
 from .fields import (
     ANSWERS,
     IDENTIFIER,
@@ -24,6 +25,7 @@ from .parse import (
     jsonl_line_numbers,
     read_json,
     read_jsonl,
+    read_lines,
     refuse_lone_surrogates,
 )
 
@@ -36,6 +38,8 @@ __all__ = [
     "WHOLE_NUMBER",
     "Kind",
     "check",
+    "check_count",
+    "count_records",
     "iter_json_object",
     "iter_json_records",
     "iter_jsonl",
@@ -45,6 +49,7 @@ __all__ = [
     "nullable",
     "read_json",
     "read_jsonl",
+    "read_lines",
     "refuse_lone_surrogates",
     "require",
     "take",

@@ -17,8 +17,9 @@ import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-from ..errors import DataFormatError, InvalidTextError, SourceError, first_lone_surrogate
+from ..errors import DataFormatError, InvalidTextError, ShortSourceError, SourceError, first_lone_surrogate
 from ..source import FileRef
+from .count import check_count
 
 # A surrogate can only reach a parsed record through a \uD800-\uDFFF escape; only then is it looked for.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -59,6 +60,7 @@ def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tu
     ``only``: just these line numbers; other lines are not parsed, and reading stops after the last.
     """
     last = max(only, default=0) if only is not None else None
+    found = 0
     try:
         with ref.open() as f:
             for line_number, raw in enumerate(f, start=1):
@@ -80,7 +82,10 @@ def iter_jsonl(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tu
                     raise DataFormatError(f"{where}: expected a JSON object, got {type(record).__name__}")
                 if _SURROGATE_ESCAPE.search(raw):
                     refuse_lone_surrogates(record, where)
+                found += 1
                 yield line_number, record
+        if only is None:
+            check_count(ref, found)
     except (DataFormatError, SourceError):
         raise
     except OSError as exc:
@@ -91,9 +96,35 @@ def jsonl_line_numbers(ref: FileRef) -> list[int]:
     """The numbers of the non-blank lines of a JSON-Lines file (its rows), found without parsing them."""
     try:
         with ref.open() as f:
-            return [number for number, raw in enumerate(f, start=1) if raw.strip()]
+            numbers = [number for number, raw in enumerate(f, start=1) if raw.strip()]
     except OSError as exc:
         raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+    check_count(ref, len(numbers))
+    return numbers
+
+
+def read_lines(ref: FileRef) -> list[tuple[int, bytes]]:
+    """``(line_number, line)`` for every non-blank line of a text file (1-based, the line end removed).
+
+    A file that declares its record count is judged by the count alone (a cut inside a line leaves
+    fewer records), so an upstream file without a final line end still reads; a file with no known
+    count that does not end at a line end was cut inside its last line, an error.
+    """
+    try:
+        with ref.open() as f:
+            data = f.read()
+    except SourceError:
+        raise
+    except OSError as exc:
+        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+    if data and not data.endswith(b"\n") and getattr(ref, "records", None) is None:
+        last = data.count(b"\n") + 1
+        raise ShortSourceError(
+            f"{ref.label}: the file ends inside line {last} (no line end): it was cut short"
+        )
+    lines = [(number, line) for number, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
+    check_count(ref, len(lines))
+    return lines
 
 
 def read_jsonl(ref: FileRef, project: Callable[[dict], Any] | None = None) -> list:
@@ -152,14 +183,11 @@ def iter_parquet(
                 for record in batch.to_pylist():
                     yield row, record
                     row += 1
+            check_count(ref, row)
     except (DataFormatError, SourceError):
         raise
     except (pa.ArrowException, OSError) as exc:
         raise SourceError(f"cannot read {ref.label} as Parquet: {exc.__class__.__name__}: {exc}") from None
-
-
-_WHITESPACE = " \t\n\r"
-_DECODER = json.JSONDecoder()
 
 
 _WHITESPACE = " \t\n\r"
@@ -261,6 +289,7 @@ def iter_json_records(ref: FileRef, chunk_bytes: int = 1 << 20) -> Iterator[tupl
                     reader.peek()
             if reader.peek():
                 raise reader.error("unexpected content after the JSON array")
+            check_count(ref, index)
     except (DataFormatError, SourceError):
         raise
     except OSError as exc:

@@ -41,6 +41,7 @@ from ..errors import (
 from . import archives, download
 from .ledger import Ledger
 from .manifest import read_manifest
+from .samples import SampleRecords, read_sample_records
 
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 HUB = "https://huggingface.co"
@@ -60,6 +61,8 @@ class RemoteFile:
     record_sha256: bool = False  # hash what was downloaded into the dataset info (hosts without checksums)
     #: what the docs say of its size ("about 11.3 GB"), shown before a build downloads it
     size: str | None = field(default=None, compare=False)
+    #: how many records upstream's file holds, where that is known (:mod:`longbench_suite.records.count`)
+    records: int | None = None
 
     @property
     def name(self) -> str:
@@ -77,6 +80,7 @@ class Member:
 
     archive: RemoteFile
     paths: tuple[str, ...]
+    records: int | None = None  # how many records upstream's member holds, where known
 
     def __post_init__(self) -> None:
         if isinstance(self.paths, str):
@@ -153,6 +157,9 @@ class FileRef:
     cache_files: tuple[str, ...] = field(default=(), compare=False, repr=False)
     #: every member the build reads from the same archive (a remote tar is read once for them all)
     siblings: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: the records the file must hold (``None``: no count is known), and who declares it
+    records: int | None = field(default=None, compare=False)
+    records_origin: str = field(default="", compare=False, repr=False)
 
     @property
     def is_local(self) -> bool:
@@ -229,6 +236,7 @@ class SourceResolver:
         if self.mirror and self.mirror.startswith(("http://", "https://")):
             self._send_credentials_as_header()
         self.samples = None if self.data_dir else read_manifest(self.mirror)
+        self._sample_records: SampleRecords | bool | None = False  # False: not read yet
         config = self._config()
         if config is not None:  # streamed reads get the idle timeout, not aiohttp's 300 s in total
             config.storage_options = download.with_network_settings(config.storage_options)
@@ -399,6 +407,29 @@ class SourceResolver:
             )
         self.unpinned[remote.url] = {"num_bytes": size, **({"checksum": digest} if digest else {})}
 
+    # -- record counts ---------------------------------------------------------------------------
+
+    def _declared_samples(self) -> SampleRecords | None:
+        """The sample mirror's own record counts (:mod:`.samples`), read once; ``None`` off a mirror or
+        ``data_dir`` (a canonical URL is upstream's file)."""
+        if self._sample_records is False:
+            root = self.data_dir if self.data_dir and not self.data_file else self.mirror
+            self._sample_records = read_sample_records(root, self._config()) if root else None
+        return self._sample_records
+
+    def _count(self, remote: RemoteFile, members: tuple[str, ...] = (), upstream: int | None = None) -> dict:
+        """The ``records`` a file must hold and who says so: a sample mirror's declaration where it lists
+        the file, else upstream's count (``{}``: none is known)."""
+        declared = self._declared_samples()
+        if declared is not None and declared.lists(remote.url):
+            count = declared.count(remote.url, members)
+            if count is None:
+                return {}
+            return {"records": count, "records_origin": f"as the sample mirror's {declared.path} declares"}
+        if upstream is None:
+            return {}
+        return {"records": upstream, "records_origin": "upstream's file holds that many"}
+
     # -- resolution ------------------------------------------------------------------------------
 
     def resolve(self, sources: Mapping[str, Source]) -> dict[str, FileRef]:
@@ -413,13 +444,21 @@ class SourceResolver:
             if isinstance(source, RemoteFile):
                 local = self._fetch(source)
                 refs[name] = FileRef(
-                    local, label=source.url, download_config=self._config(), cache_files=self._cached(local)
+                    local,
+                    label=source.url,
+                    download_config=self._config(),
+                    cache_files=self._cached(local),
+                    **self._count(source, upstream=source.records),
                 )
                 continue
             if self.data_dir:
                 local = self._find_in_data_dir(source.paths)
                 if local:
-                    refs[name] = FileRef(local, label=f"{source.path} in {self.data_dir}")
+                    refs[name] = FileRef(
+                        local,
+                        label=f"{source.path} in {self.data_dir}",
+                        **self._count(source.archive, source.paths, source.records),
+                    )
                     continue
             by_archive.setdefault(source.archive, {})[name] = source
         for archive, members in by_archive.items():
@@ -450,6 +489,7 @@ class SourceResolver:
                     members=m.paths,
                     download_config=self._config(),
                     siblings=siblings,
+                    **self._count(archive, m.paths, m.records),
                 )
                 for name, m in members.items()
             }
@@ -471,6 +511,7 @@ class SourceResolver:
                 label=f"{members[name].path} in {label}",
                 members=inner,
                 cache_files=self._cached(location) + (() if inner else (path,)),
+                **self._count(archive, members[name].paths, members[name].records),
             )
             for name, (path, inner) in found.items()
         }

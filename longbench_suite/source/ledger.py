@@ -37,9 +37,14 @@ class Ledger:
         known = self.read().get(url)
         if not known:
             return None
-        if known["num_bytes"] != num_bytes:
-            shorter = "shorter than" if num_bytes < known["num_bytes"] else "not the size of"
-            return f"it is {num_bytes} bytes, {shorter} the {known['num_bytes']} bytes a build succeeded with"
+        if num_bytes < known["num_bytes"]:
+            before = known["num_bytes"]
+            return f"it is {num_bytes} bytes, shorter than the {before} bytes a build succeeded with"
+        if num_bytes > known["num_bytes"]:
+            # The copy that built may itself have been short (a file without a known record count, cut
+            # at a line end the first time it was seen): a longer one is read, checked like any
+            # download, and replaces the entry once a build succeeds on it.
+            return None
         if checksum and known.get("checksum") and checksum != known["checksum"]:
             return f"its sha256 {checksum} is not the {known['checksum']} a build succeeded with"
         return None

@@ -26,7 +26,7 @@ from typing import NamedTuple
 from longbench_suite.errors import DataFormatError, SourceError
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition import sampling
-from longbench_suite.records import iter_parquet
+from longbench_suite.records import iter_parquet, read_lines
 from longbench_suite.render import PromptTemplate
 from longbench_suite.source import FileRef, RemoteFile, github_raw_url, hub_url
 from longbench_suite.task import BuildEnv
@@ -183,8 +183,13 @@ def _checked(label: int, num_labels: int, where: str) -> int:
 # CogComp/trec (revision eb1e45c1ba990fecca7cf84b67ce845edbcf49bf) is a loading script only; these
 # are the files it reads and its ClassLabel name orders (after datasets PR #4801, which HELMET's
 # 6/50-class configs need), so label ids equal what HELMET saw.
-TREC_TRAIN = RemoteFile("https://cogcomp.seas.upenn.edu/Data/QA/QC/train_5500.label", record_sha256=True)
-TREC_TEST = RemoteFile("https://cogcomp.seas.upenn.edu/Data/QA/QC/TREC_10.label", record_sha256=True)
+# Record counts: docs/helmet.md §3.4 (5452 train and 500 test questions).
+TREC_TRAIN = RemoteFile(
+    "https://cogcomp.seas.upenn.edu/Data/QA/QC/train_5500.label", record_sha256=True, records=5452
+)
+TREC_TEST = RemoteFile(
+    "https://cogcomp.seas.upenn.edu/Data/QA/QC/TREC_10.label", record_sha256=True, records=500
+)
 TREC_COARSE = ("ABBR", "ENTY", "DESC", "HUM", "LOC", "NUM")
 # fmt: off
 TREC_FINE = (
@@ -202,12 +207,7 @@ TREC_FINE = (
 def read_trec_file(ref: FileRef, split: str, granularity: str) -> list[Labeled]:
     """Rows of a TREC label file, parsed as the loading script does (``"FINE:label text"`` per line)."""
     rows = []
-    try:
-        with ref.open() as f:
-            lines = f.read().split(b"\n")
-    except OSError as exc:
-        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
-    for line_number, raw in enumerate(lines, start=1):
+    for line_number, raw in read_lines(ref):
         # One byte of the train file is not UTF-8 ("sister\xf0city"); the script replaces it with a space.
         raw = raw.replace(b"\xf0", b" ").strip()
         if not raw:
@@ -341,8 +341,8 @@ _COMMON = dict(
 _TREC = {"train": TREC_TRAIN, "test": TREC_TEST}
 
 
-def _parquet_files(repo: str, revision: str, paths: Sequence[tuple[str, str]]) -> dict[str, RemoteFile]:
-    return {split: RemoteFile(hub_url(repo, path, revision=revision)) for split, path in paths}
+def _parquet_files(repo: str, revision: str, paths: Sequence[tuple[str, str, int]]) -> dict[str, RemoteFile]:
+    return {split: RemoteFile(hub_url(repo, path, revision=revision), records=n) for split, path, n in paths}
 
 
 TASKS = (
@@ -389,7 +389,11 @@ TASKS = (
         files=_parquet_files(
             "PolyAI/banking77",
             BANKING77_REVISION,
-            [("train", "data/train-00000-of-00001.parquet"), ("test", "data/test-00000-of-00001.parquet")],
+            # rows: docs/helmet.md §3.4
+            [
+                ("train", "data/train-00000-of-00001.parquet", 10003),
+                ("test", "data/test-00000-of-00001.parquet", 3080),
+            ],
         ),
         read=parquet_reader("label", 77, "test"),
         num_labels=77,
@@ -405,8 +409,8 @@ TASKS = (
             "clinc/clinc_oos",
             CLINC_REVISION,
             [
-                ("train", "plus/train-00000-of-00001.parquet"),
-                ("validation", "plus/validation-00000-of-00001.parquet"),
+                ("train", "plus/train-00000-of-00001.parquet", 15250),  # rows: docs/helmet.md §3.4
+                ("validation", "plus/validation-00000-of-00001.parquet", 3100),
             ],
         ),
         read=parquet_reader("intent", 151, "validation"),

@@ -89,10 +89,11 @@ def _strings(value, where: str, name: str) -> list[str]:
 @dataclass(frozen=True, eq=False)
 class InfBenchTask(LongDocTask):
     data_file: str = ""
+    data_records: int | None = None  # rows of upstream's file (docs/helmet.md §3.6-§3.7)
     kind: str = "qa"  # "qa", "mc" or "sum"
 
     def sources(self, length: str) -> dict:
-        return {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION))}
+        return {"data": RemoteFile(hub_url(REPO, self.data_file, REVISION), records=self.data_records)}
 
     def split_sources(self, length: str) -> dict:
         # Only eval rows carry the judge's key points: dev never needs HELMET's 11 GB archive.
@@ -221,6 +222,7 @@ TASKS = (
         max_new_tokens=10,
         truncation_offset=210,
         data_file="longbook_qa_eng.jsonl",
+        data_records=351,
         metric="infbench_qa_rougel",
         kind="qa",
         sizes={"dev": 251, "eval": 100},
@@ -235,6 +237,7 @@ TASKS = (
         max_new_tokens=10,
         truncation_offset=210,
         data_file="longbook_choice_eng.jsonl",
+        data_records=229,
         metric="infbench_mc_exact_match",
         kind="mc",
         sizes={"dev": 129, "eval": 100},
@@ -249,6 +252,7 @@ TASKS = (
         max_new_tokens=1200,
         truncation_offset=1400,
         data_file="longbook_sum_eng.jsonl",
+        data_records=103,
         metric="infbench_sum_judge",
         category="Summ",
         kind="sum",

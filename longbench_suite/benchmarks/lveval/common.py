@@ -153,7 +153,9 @@ class LvevalDataset(Task):
 
     def sources(self, length: str) -> dict:
         config = self.config_name(length)
-        return {"data": Member(archive(self.name), (f"{self.name}/{config}.jsonl", f"{config}.jsonl"))}
+        paths = (f"{self.name}/{config}.jsonl", f"{config}.jsonl")
+        # every level holds the dataset's QA pairs (docs/lveval.md §2, from LV-Eval's README)
+        return {"data": Member(archive(self.name), paths, records=self.qa_pairs)}
 
     def extra_fields(self) -> str:
         extra = (("answer_keywords", self.has_answer_keywords), ("confusing_facts", self.has_confusing_facts))

@@ -1,0 +1,100 @@
+"""What a sample mirror declares of its own files' record counts.
+
+Upstream's record counts (``RemoteFile(..., records=N)``) hold for upstream's files only: the library's
+sample files (``longbench_suite.synthetic.write_to_mirror``, used by every benchmark's ``samples``
+module and by the demo sandbox) hold fewer. So the writer declares, beside the files it writes, how
+many records each holds (``MIRROR/longbench-suite-records.json``: ``HOST/PATH`` and
+``HOST/PATH#MEMBER`` -> records). A resolver reading from a mirror (a directory or an http(s) base) or
+a ``data_dir`` that holds such a declaration compares a file it lists with the declared count; a file
+it does not list, and any download from the canonical URL, is held to upstream's count. The
+declaration is the mirror's own claim, trusted as the mirror is trusted for its bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from filelock import FileLock
+
+RECORDS_NAME = "longbench-suite-records.json"
+
+
+def key(url: str, member: str | None = None) -> str:
+    """How the declaration names the file at ``url`` (``HOST/PATH``), or one member of it."""
+    parts = urlsplit(url)
+    base = parts.netloc + parts.path
+    return f"{base}#{member}" if member else base
+
+
+@dataclass(frozen=True)
+class SampleRecords:
+    path: str  # where the declaration was read (a file or a URL)
+    counts: Mapping[str, int]
+
+    def lists(self, url: str) -> bool:
+        """Whether the file at ``url`` (or a member of it) is one of the mirror's samples."""
+        base = key(url)
+        return base in self.counts or any(k.startswith(base + "#") for k in self.counts)
+
+    def count(self, url: str, members: Iterable[str] = ()) -> int | None:
+        """The declared records of ``url`` (or of the first of ``members`` it declares)."""
+        members = tuple(members)
+        if not members:
+            return self.counts.get(key(url))
+        return next((self.counts[key(url, m)] for m in members if key(url, m) in self.counts), None)
+
+
+def _parse(text: bytes, where: str) -> SampleRecords:
+    from ..errors import SourceError
+
+    try:
+        document = json.loads(text)
+        counts = {str(k): int(v) for k, v in document.items() if v is not None}
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise SourceError(f"sample record declaration {where} is unreadable: {exc}") from None
+    return SampleRecords(where, counts)
+
+
+def read_sample_records(root: str | None, download_config=None) -> SampleRecords | None:
+    """The declaration at the root of a mirror directory, ``data_dir`` or http(s) mirror, if any."""
+    if not root:
+        return None
+    if root.startswith(("http://", "https://")):
+        from datasets.utils.file_utils import xopen
+
+        url = f"{root.rstrip('/')}/{RECORDS_NAME}"
+        try:
+            with xopen(url, "rb", download_config=download_config) as handle:
+                return _parse(handle.read(), url)
+        except FileNotFoundError:
+            return None
+        except Exception:
+            return None
+    path = os.path.join(root, RECORDS_NAME)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as handle:
+        return _parse(handle.read(), path)
+
+
+def declare_sample_records(mirror: str, counts: Mapping[str, int | None]) -> None:
+    """Add ``counts`` (``key(...)`` -> records) to the declaration of the sample mirror ``mirror``."""
+    path = os.path.join(mirror, RECORDS_NAME)
+    os.makedirs(mirror, exist_ok=True)
+    with FileLock(path + ".lock"):
+        known = read_sample_records(mirror)
+        merged = {
+            **(dict(known.counts) if known else {}),
+            **{k: v for k, v in counts.items() if v is not None},
+        }
+        tmp = f"{path}.tmp-{os.getpid()}"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(merged, handle, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    with contextlib.suppress(OSError):
+        os.remove(path + ".lock")

@@ -1,0 +1,113 @@
+"""Declared record counts: every parser compares what it read with what the file must hold.
+
+A record is a non-blank line (JSON Lines, text), an array element (JSON), a row (Parquet), the same in
+``count_records`` (what a sample writer declares) and in the parsers (what a build reads).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from longbench_suite.errors import ShortSourceError
+from longbench_suite.records import (
+    count_records,
+    iter_json_records,
+    iter_jsonl,
+    iter_parquet,
+    jsonl_line_numbers,
+    read_lines,
+)
+from longbench_suite.source import FileRef
+
+ROWS = [{"q": f"question {i}", "a": i} for i in range(5)]
+
+
+def _jsonl(rows) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in rows) + b"\n"  # a blank last line is no record
+
+
+def _json(rows) -> bytes:
+    return json.dumps(rows, indent=2).encode()
+
+
+def _parquet(rows) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), sink)
+    return sink.getvalue()
+
+
+def _text(rows) -> bytes:
+    return b"".join(f"NUM:count {r['q']}\n".encode() for r in rows)
+
+
+FORMATS = {
+    "data.jsonl": (_jsonl, lambda ref: list(iter_jsonl(ref))),
+    "lines.jsonl": (_jsonl, jsonl_line_numbers),
+    "data.json": (_json, lambda ref: list(iter_json_records(ref, chunk_bytes=16))),
+    "data.parquet": (_parquet, lambda ref: list(iter_parquet(ref))),
+    "data.label": (_text, read_lines),
+}
+
+
+def _ref(tmp_path, name: str, data: bytes, records: int | None) -> FileRef:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return FileRef(str(path), label=name, records=records, records_origin="as the test declares")
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_a_file_holding_its_declared_count_reads_whole(tmp_path, name):
+    write, read = FORMATS[name]
+    data = write(ROWS)
+    assert count_records(name, data) == len(ROWS)
+    assert len(read(_ref(tmp_path, name, data, len(ROWS)))) == len(ROWS)
+    assert len(read(_ref(tmp_path, name, data, None))) == len(ROWS)  # no count: nothing to compare
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("kept", [0, 3])
+def test_a_short_copy_is_an_error_naming_the_file_and_both_counts(tmp_path, name, kept):
+    write, read = FORMATS[name]
+    data = write(ROWS[:kept])
+    assert count_records(name, data) == kept
+    with pytest.raises(ShortSourceError, match=rf"^{name}: holds {kept} records, fewer than the 5 .*test"):
+        read(_ref(tmp_path, name, data, len(ROWS)))
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_more_records_than_declared_is_not_the_file_expected(tmp_path, name):
+    write, read = FORMATS[name]
+    with pytest.raises(ShortSourceError, match=rf"^{name}: holds 5 records, not the 4 it is declared"):
+        read(_ref(tmp_path, name, write(ROWS), 4))
+
+
+def test_reading_only_some_lines_does_not_count(tmp_path):
+    ref = _ref(tmp_path, "data.jsonl", _jsonl(ROWS[:2]), len(ROWS))
+    assert [n for n, _ in iter_jsonl(ref, only={1})] == [1]  # a prefix read cannot judge the whole file
+
+
+def test_a_counted_text_file_needs_no_final_line_end(tmp_path):
+    # Whether upstream's TREC files end with a line end is not known here: the count judges them.
+    data = _text(ROWS).rstrip(b"\n")
+    lines = read_lines(_ref(tmp_path, "data.label", data, len(ROWS)))
+    assert [line for _, line in lines][-1] == b"NUM:count question 4"
+
+
+def test_a_counted_text_file_cut_inside_a_line_has_fewer_records(tmp_path):
+    data = _text(ROWS)
+    cut = data[: data.index(b"question 2") + 4]  # inside the third line
+    with pytest.raises(ShortSourceError, match=r"data\.label: holds 3 records, fewer than the 5"):
+        read_lines(_ref(tmp_path, "data.label", cut, len(ROWS)))
+
+
+def test_an_uncounted_text_file_must_end_at_a_line_end(tmp_path):
+    data = _text(ROWS)
+    cut = data[: data.index(b"question 2") + 4]
+    with pytest.raises(ShortSourceError, match=r"data\.label: the file ends inside line 3 \(no line end\)"):
+        read_lines(_ref(tmp_path, "data.label", cut, None))
+    assert len(read_lines(_ref(tmp_path, "data.label", data, None))) == len(ROWS)
