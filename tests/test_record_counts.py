@@ -111,3 +111,36 @@ def test_an_uncounted_text_file_must_end_at_a_line_end(tmp_path):
     with pytest.raises(ShortSourceError, match=r"data\.label: the file ends inside line 3 \(no line end\)"):
         read_lines(_ref(tmp_path, "data.label", cut, None))
     assert len(read_lines(_ref(tmp_path, "data.label", data, None))) == len(ROWS)
+
+
+def test_a_short_copy_held_to_upstreams_count_says_how_a_subset_declares_itself(tmp_path):
+    from longbench_suite.source import UPSTREAM_ORIGIN
+
+    path = tmp_path / "data.jsonl"
+    path.write_bytes(_jsonl(ROWS[:3]))
+    upstream = FileRef(str(path), label="data.jsonl", records=5, records_origin=UPSTREAM_ORIGIN)
+    advice = r"fewer than the 5 .* declares its own counts in longbench-suite-records.json at its root"
+    with pytest.raises(ShortSourceError, match=advice):
+        list(iter_jsonl(upstream))
+    with pytest.raises(ShortSourceError) as declared:
+        list(iter_jsonl(_ref(tmp_path, "data.jsonl", _jsonl(ROWS[:3]), 5)))
+    assert "longbench-suite-records" not in str(declared.value)  # a sample's own count: no such advice
+
+
+def test_a_mirror_whose_declaration_cannot_be_read_is_one_line_not_upstreams_counts(tmp_path):
+    from longbench_suite.errors import SourceError
+    from longbench_suite.source.samples import RECORDS_NAME, read_sample_records
+    from tests.support.http_mirror import Fault, MirrorServer
+
+    (tmp_path / RECORDS_NAME).write_text(json.dumps({"host/data.jsonl": 3}))
+    with MirrorServer(str(tmp_path)) as server:
+        assert read_sample_records(server.url).counts == {"host/data.jsonl": 3}
+        server.faults[RECORDS_NAME] = Fault(status=503, times=1)  # transient: retried as downloads are
+        assert read_sample_records(server.url).counts == {"host/data.jsonl": 3}
+        server.faults[RECORDS_NAME] = Fault(status=403)
+        where = f"{server.url}/{RECORDS_NAME}"
+        with pytest.raises(SourceError, match=rf"^cannot read the sample record declaration {where}: .*403"):
+            read_sample_records(server.url)
+        (tmp_path / RECORDS_NAME).unlink()
+        server.faults.clear()
+        assert read_sample_records(server.url) is None  # 404: a mirror of upstream's files

@@ -18,7 +18,8 @@ import json
 import posixpath
 
 from ..errors import ShortSourceError
-from ..source import FileRef
+from ..source import UPSTREAM_ORIGIN, FileRef
+from ..source.samples import RECORDS_NAME
 
 LINE_FORMATS = (".jsonl", ".label", ".txt")
 
@@ -29,10 +30,17 @@ def check_count(ref: FileRef, found: int) -> None:
     if expected is None or expected == found:
         return
     fewer = "fewer than" if found < expected else "not"
+    origin = getattr(ref, "records_origin", "")
+    subset = (
+        f"; a mirror or data_dir that holds a subset on purpose declares its own counts in {RECORDS_NAME} "
+        "at its root (docs/architecture.md §5)"
+        if origin == UPSTREAM_ORIGIN
+        else ""
+    )
     raise ShortSourceError(
         f"{ref.label}: holds {found} records, {fewer} the {expected} it is declared to hold "
-        f"({getattr(ref, 'records_origin', '')}); the copy is short or not the file expected — fix "
-        "the mirror or download, then run again"
+        f"({origin}); the copy is short or not the file expected — fix the mirror or download, then "
+        f"run again{subset}"
     )
 
 

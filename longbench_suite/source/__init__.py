@@ -52,6 +52,9 @@ OFFLINE_HINT = (
 )
 
 
+#: who declares a count that is upstream's (as opposed to a sample mirror's declaration)
+UPSTREAM_ORIGIN = "upstream's file holds that many"
+
 @dataclass(frozen=True)
 class RemoteFile:
     """One upstream file at its canonical URL."""
@@ -428,7 +431,7 @@ class SourceResolver:
             return {"records": count, "records_origin": f"as the sample mirror's {declared.path} declares"}
         if upstream is None:
             return {}
-        return {"records": upstream, "records_origin": "upstream's file holds that many"}
+        return {"records": upstream, "records_origin": UPSTREAM_ORIGIN}
 
     # -- resolution ------------------------------------------------------------------------------
 

@@ -141,6 +141,21 @@ def _filesystem(url: str, storage_options: dict):
     return fsspec.filesystem(protocol, skip_instance_cache=True, **options)
 
 
+def read_small(url: str, storage_options: dict | None = None) -> bytes | None:
+    """The bytes of a small file at ``url``, with a download's retries; ``None`` when the server has no
+    such file (404). Any other failure raises (fsspec reports every HTTP error as "not found")."""
+    import aiohttp
+
+    fs = _filesystem(url, storage_options or {})
+    try:
+        return _Attempts().run(lambda: fs.cat_file(url))
+    except FileNotFoundError as exc:
+        statuses = [c.status for c in _chain(exc) if isinstance(c, aiohttp.ClientResponseError)]
+        if any(status != 404 for status in statuses):
+            raise
+        return None
+
+
 def download(url: str, cache_dir: str, storage_options: dict | None = None, force: bool = False) -> str:
     """The cached copy of ``url`` under ``cache_dir``, downloaded (or its partial download resumed)."""
     from datasets import config

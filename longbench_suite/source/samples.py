@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from filelock import FileLock
 
+from ..errors import SourceError, describe
+
 RECORDS_NAME = "longbench-suite-records.json"
 
 
@@ -50,8 +52,6 @@ class SampleRecords:
 
 
 def _parse(text: bytes, where: str) -> SampleRecords:
-    from ..errors import SourceError
-
     try:
         document = json.loads(text)
         counts = {str(k): int(v) for k, v in document.items() if v is not None}
@@ -65,16 +65,19 @@ def read_sample_records(root: str | None, download_config=None) -> SampleRecords
     if not root:
         return None
     if root.startswith(("http://", "https://")):
-        from datasets.utils.file_utils import xopen
+        from .download import read_small
 
         url = f"{root.rstrip('/')}/{RECORDS_NAME}"
+        options = getattr(download_config, "storage_options", None) or {}
         try:
-            with xopen(url, "rb", download_config=download_config) as handle:
-                return _parse(handle.read(), url)
-        except FileNotFoundError:
-            return None
-        except Exception:
-            return None
+            text = read_small(url, options)
+        except Exception as exc:  # aiohttp's and fsspec's errors share no base class but Exception
+            # Unread, the mirror's sample files would be held to upstream's counts: a confusing error.
+            raise SourceError(
+                f"cannot read the sample record declaration {url}: {describe(exc)}; run again once the "
+                "mirror answers"
+            ) from None
+        return None if text is None else _parse(text, url)  # none: a mirror of upstream's files
     path = os.path.join(root, RECORDS_NAME)
     if not os.path.isfile(path):
         return None
