@@ -80,6 +80,19 @@ def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
         assert counting._lines == remembered
 
 
+def test_a_full_line_memory_is_cleared_without_losing_the_counts_of_the_prompt_being_counted(
+    llama2, monkeypatch
+):
+    from longbench_suite.generate import count
+
+    monkeypatch.setattr(count, "MAX_LINES", 4)
+    counting = PromptCounter(llama2)
+    for lines in (("a", "b"), ("a", "c"), ("d", "e", "f"), ("a", "g", "h", "i", "j")):
+        text = "Head\n" + "\n".join(lines) + "\nQ?"
+        assert counting.count("Head\n", lines, "\nQ?") == llama2.count(text)
+        assert len(counting._lines) <= 4 + len(lines) + 2
+
+
 # -- drawing ----------------------------------------------------------------------------------------
 
 

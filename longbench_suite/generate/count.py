@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 
-#: distinct lines remembered before the memory is cleared (a 1M-token noise haystack has ~3)
+#: distinct lines remembered before the memory is cleared (a noise haystack has ~3; a JSON KV object
+#: one per pair, ~20k per 1M tokens)
 MAX_LINES = 1 << 16
 #: lines longer than this are never remembered (an essay haystack is one line of the whole essay)
 MAX_LINE_CHARS = 4096
@@ -63,11 +64,12 @@ class PromptCounter:
         if not missing:
             return [known[t] for t in texts]
         new = dict(zip(missing, self._count_new(missing), strict=True))
+        counts = [new[t] if t in new else known[t] for t in texts]  # before the memory may be cleared
         if remember:
             if len(known) + len(new) > MAX_LINES:
                 known.clear()
             known.update(new)
-        return [known[t] if t in known else new[t] for t in texts]
+        return counts
 
     def _count_new(self, texts: list[str]) -> list[int]:
         if self.fast_whole:
