@@ -322,6 +322,11 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         return (type(self).__module__, self.config_id, self.hash, split)
 
     def _download_and_prepare(self, dl_manager, verification_mode, **prepare_split_kwargs):
+        if self.config.task.unbounded(self.config.generate):
+            raise OptionError(
+                f"{self.BENCHMARK.name}/{self.config.name}: rows=None generates without end, which only a "
+                "stream can hold; pass streaming=True, or a number of rows (generate={'rows': N})"
+            )
         super()._download_and_prepare(dl_manager, verification_mode, **prepare_split_kwargs)
         # Every split was written: the unpinned downloads it read are what later copies must match.
         if self._resolver is not None:
@@ -384,6 +389,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         selection = Shards(num_shards, tuple(shards))
         with forgotten_on_bad_data(files.values()):
             plan = self._plan(task, split, files, env, shared=not selection.everything)
+            if plan.items is None and 0 not in selection.indices:
+                return  # a split without a plan is one shard: the first yields it whole
             if plan.items is not None and not plan.items:
                 raise DataFormatError(
                     f"{where}: the {split!r} split came out empty; the sources ({_labels(files)}) hold "

@@ -258,6 +258,10 @@ class Task(ABC):
         """A task's own columns in its benchmark card's task table (the same at every length)."""
         return {}
 
+    def unbounded(self, options: Mapping[str, Any] | None) -> bool:
+        """Whether ``options`` (``generate=``) ask for rows without end, which only streaming can give."""
+        return False
+
     def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
         """How a generated config's rows were made, for the card of an export that holds it (generator,
         seed, rows, what ``eval`` rows they avoid); empty for a task read from upstream files."""

@@ -12,7 +12,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from longbench_suite import get_builder, load_dataset
-from longbench_suite.errors import SuiteError
+from longbench_suite.errors import OptionError, SuiteError
 from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
@@ -205,6 +205,50 @@ def test_unbounded_stream_keeps_giving_fresh_rows(helmet_mirror, llama2_tokenize
     rows = list(streamed.take(7))
     assert len(rows) == 7 and len({r["query_id"] for r in rows}) == 7
     assert all(json.loads(r["metadata"])["haystack"] == "noise" for r in rows)
+
+
+def test_an_unbounded_stream_is_the_bounded_rows_in_order_and_its_shards_never_repeat_a_row(
+    helmet_mirror, llama2_tokenizer, tmp_path
+):
+    options = dict(split="dev", mirror=helmet_mirror, tokenizer=llama2_tokenizer)
+    streamed = load_dataset(
+        "helmet", "gen_niah_single_1_3k", streaming=True, generate={"rows": None}, **options
+    )
+    bounded = gen("gen_niah_single_1_3k", helmet_mirror, llama2_tokenizer, tmp_path, rows=4).to_list()
+    assert json.dumps([dict(r) for r in streamed.take(4)]) == json.dumps(bounded)
+    first, second = (list(streamed.shard(2, i).take(3)) for i in range(2))
+    assert not {r["query_id"] for r in first} & {r["query_id"] for r in second}
+
+
+@pytest.mark.slow
+def test_rulers_recipe_is_one_stream_however_it_is_sharded_or_prepared(
+    helmet_mirror, llama2_tokenizer, tmp_path
+):
+    options = dict(split="dev", mirror=helmet_mirror, tokenizer=llama2_tokenizer)
+    generate = {"rows": 4, "recipe": "ruler"}
+    one = load_dataset(
+        "helmet", "gen_niah_single_1_3k", cache_dir=str(tmp_path / "a"), generate=generate, **options
+    )
+    two = load_dataset(
+        "helmet",
+        "gen_niah_single_1_3k",
+        cache_dir=str(tmp_path / "b"),
+        generate=generate,
+        num_proc=2,
+        **options,
+    )
+    streamed = load_dataset("helmet", "gen_niah_single_1_3k", streaming=True, generate=generate, **options)
+    assert len(one) == 4 and len({r["query_id"] for r in one}) == 4
+    assert json.dumps(two.to_list()) == json.dumps(one.to_list())
+    assert json.dumps([dict(r) for r in streamed]) == json.dumps(one.to_list())
+
+
+def test_an_unbounded_generator_is_refused_when_prepared(helmet_mirror, llama2_tokenizer, tmp_path):
+    with pytest.raises(
+        OptionError, match=r"gen_niah_single_1_3k: rows=None generates without end.*streaming=True"
+    ):
+        gen("gen_niah_single_1_3k", helmet_mirror, llama2_tokenizer, tmp_path, rows=None)
+    assert not list((tmp_path / "cache").rglob("*.arrow"))
 
 
 def test_no_generated_row_shares_a_key_or_value_with_the_matching_eval_rows(

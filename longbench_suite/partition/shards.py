@@ -43,10 +43,15 @@ class Shards:
         start = div * index + min(index, mod)
         return start, start + div + (index < mod)
 
-    def select(self, plan: Sequence[T]) -> list[T]:
-        """The items of ``plan`` in the selected pieces, in plan order."""
+    def select(self, plan: Sequence[T]) -> Sequence[T]:
+        """The items of ``plan`` in the selected pieces, in plan order: one slice of it when the pieces
+        are adjacent (so a ``range`` plan, however long, stays a ``range``)."""
+        indices = sorted(set(self.indices))
+        if indices == list(range(indices[0], indices[-1] + 1)):
+            start, stop = self.bounds(len(plan), indices[0])[0], self.bounds(len(plan), indices[-1])[1]
+            return plan[start:stop]
         picked: list[T] = []
-        for index in sorted(set(self.indices)):
+        for index in indices:
             start, stop = self.bounds(len(plan), index)
             picked.extend(plan[start:stop])
         return picked

@@ -22,6 +22,7 @@ import itertools
 import json
 import random
 import re
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -175,12 +176,17 @@ class GeneratedTask(HelmetTask):
     def eval_strings(self, instance: Instance) -> set[str]:
         raise NotImplementedError
 
+    def unbounded(self, options: Mapping[str, Any] | None) -> bool:
+        return Options.of(options, self.name).rows is None
+
     def plan(self, split: str, length: str, files, env: BuildEnv) -> Plan:
         options = Options.of(env.generate, env.config_name)
         rows = options.rows
-        if options.recipe == "ruler" or rows is None:
+        if options.recipe == "ruler":  # one random stream for all rows, as RULER draws them: one shard
             return Plan(None, shared=self.state(length, files, env, options))
-        return Plan(range(rows), shared=self.state(length, files, env, options))
+        # rows are independent (each its own seed): an unbounded plan is a range as long as any can be
+        planned = range(sys.maxsize if rows is None else rows)
+        return Plan(planned, shared=self.state(length, files, env, options))
 
     def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
         raise NotImplementedError
