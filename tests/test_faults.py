@@ -607,7 +607,8 @@ FAULT_CLASSES = {
         "trec-cut-inside-a-line",
         "zip-member-cut-at-a-line-end",
         "test_faults.py::test_a_short_copy_of_a_source_that_built_before_is_refused",
-        "test_faults.py::test_a_whole_copy_after_a_short_one_that_built_is_taken",
+        "test_faults.py::test_a_whole_copy_after_a_short_one_that_built_is_refused_with_what_to_delete",
+        "test_faults.py::test_a_longer_copy_is_taken_only_when_it_begins_with_the_copy_that_built",
     ],
     "local": [
         "tar-disk-full-copying-members",
@@ -883,28 +884,57 @@ def test_a_short_copy_of_a_source_that_built_before_is_refused(
         broken.close()
 
 
-def test_a_whole_copy_after_a_short_one_that_built_is_taken(
+def test_a_whole_copy_after_a_short_one_that_built_is_refused_with_what_to_delete(
     pristine, clean_rows, cl100k, tmp_path, monkeypatch
 ):
     """A source with no known record count, served short the first time it is seen, builds (nothing
-    can tell), and the ledger records that copy; once the whole file is served, a rebuild must take it
-    instead of refusing it as "not the file that built before" (the user is not stuck)."""
+    can tell), and the ledger records that copy. The whole file is longer but does not begin with it (a
+    JSON array closed early is no prefix), so it may as well be another file: it is refused, the message
+    names the ledger entry to delete, and once it is deleted the rebuild takes the whole file."""
     broken = Broken(pristine[0], str(tmp_path), ADA, None, monkeypatch)
     cache = tmp_path / "cache"
+
+    def clear_builds() -> None:
+        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
+            if entry != "longbench_suite":
+                path = cache / entry
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+
     try:
         os.remove(os.path.join(broken.mirror, RECORDS_NAME))  # served as a real mirror: no count known
         broken.rewrite(JSON, lambda d: d[: len(d) // 2].rsplit(b"},", 1)[0] + b"}]")
         short = broken.build(str(cache))
         assert 0 < len(short["eval"]) < len(clean_rows(ADA)["eval"])
         broken.repair()
-        for entry in os.listdir(cache):  # downloads and builds cleared; the source ledger stays
-            if entry != "longbench_suite":
-                path = cache / entry
-                shutil.rmtree(path) if path.is_dir() else path.unlink()
-        rebuilt = broken.build(str(cache))
-        assert rebuilt == clean_rows(ADA)
+        clear_builds()
+        with pytest.raises(SourceError, match=r"longer than the \d+ bytes .* does not begin with that copy"):
+            broken.build(str(cache))
+        ledger = cache / "longbench_suite" / "sources" / "ledger.json"
+        entries = json.loads(ledger.read_text())
+        (url,) = [u for u in entries if u.endswith(os.path.basename(JSON))]
+        del entries[url]
+        ledger.write_text(json.dumps(entries))
+        clear_builds()
+        assert broken.build(str(cache)) == clean_rows(ADA)
     finally:
         broken.close()
+
+
+def test_a_longer_copy_is_taken_only_when_it_begins_with_the_copy_that_built(tmp_path):
+    from longbench_suite.source.ledger import Ledger
+
+    whole = b"".join(b'{"id": %d}\n' % i for i in range(100))
+    cut = whole[: whole.index(b'{"id": 40}')]  # cut at a line end: a prefix of the whole file
+    ledger = Ledger(str(tmp_path))
+    ledger.record({"u": {"num_bytes": len(cut), "checksum": hashlib.sha256(cut).hexdigest()}})
+    copy = tmp_path / "copy"
+    copy.write_bytes(whole)
+    assert ledger.mismatch("u", len(whole), None, str(copy)) is None
+    copy.write_bytes(b"X" + whole[1:])
+    assert "does not begin with that copy" in ledger.mismatch("u", len(whole), None, str(copy))
+    ledger.record({"v": {"num_bytes": len(cut)}})  # no sha256 recorded: nothing to compare the start with
+    assert "no recorded sha256" in ledger.mismatch("v", len(whole), None, str(copy))
+    assert "shorter than" in ledger.mismatch("u", len(cut) - 1, None, str(copy))
 
 
 def _downloads(cache: str) -> list[str]:

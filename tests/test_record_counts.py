@@ -137,10 +137,51 @@ def test_a_mirror_whose_declaration_cannot_be_read_is_one_line_not_upstreams_cou
         assert read_sample_records(server.url).counts == {"host/data.jsonl": 3}
         server.faults[RECORDS_NAME] = Fault(status=503, times=1)  # transient: retried as downloads are
         assert read_sample_records(server.url).counts == {"host/data.jsonl": 3}
-        server.faults[RECORDS_NAME] = Fault(status=403)
+        server.faults[RECORDS_NAME] = Fault(status=400)
         where = f"{server.url}/{RECORDS_NAME}"
-        with pytest.raises(SourceError, match=rf"^cannot read the sample record declaration {where}: .*403"):
+        with pytest.raises(SourceError, match=rf"^cannot read the sample record declaration {where}: .*400"):
             read_sample_records(server.url)
+        server.faults[RECORDS_NAME] = Fault(status=403)  # an S3 bucket's answer for a key it lacks
+        assert read_sample_records(server.url) is None
         (tmp_path / RECORDS_NAME).unlink()
         server.faults.clear()
         assert read_sample_records(server.url) is None  # 404: a mirror of upstream's files
+
+
+def _resolver(tmp_path, **options):
+    from longbench_suite.source import SourceResolver
+
+    return SourceResolver(None, cache_root=str(tmp_path / "cache"), **options)
+
+
+def test_an_archive_member_the_declaration_does_not_list_is_held_to_upstreams_count(tmp_path):
+    from longbench_suite.source import UPSTREAM_ORIGIN, RemoteFile
+    from longbench_suite.source.samples import declare_sample_records, key
+
+    archive = RemoteFile("https://example.org/data/levels.zip")
+    mirror = tmp_path / "mirror"
+    declare_sample_records(str(mirror), {key(archive.url, "a/16k.jsonl"): 4})
+    resolver = _resolver(tmp_path, mirror=str(mirror))
+    assert resolver._count(archive, ("a/16k.jsonl",), upstream=124)["records"] == 4
+    assert resolver._count(archive, ("a/32k.jsonl",), upstream=124) == {
+        "records": 124,
+        "records_origin": UPSTREAM_ORIGIN,
+    }
+    assert resolver._count(RemoteFile("https://example.org/other.json"), upstream=None) == {}
+
+
+def test_a_data_dir_naming_one_file_is_held_to_upstreams_counts_whatever_the_mirror_declares(
+    tmp_path, monkeypatch
+):
+    from longbench_suite.source import MIRROR_ENV, UPSTREAM_ORIGIN, RemoteFile
+    from longbench_suite.source.samples import declare_sample_records, key
+
+    archive = RemoteFile("https://example.org/data/levels.zip")
+    mirror = tmp_path / "mirror"
+    declare_sample_records(str(mirror), {key(archive.url, "a/16k.jsonl"): 4})
+    own = tmp_path / "downloads" / "levels.zip"
+    own.parent.mkdir()
+    own.write_bytes(b"PK")  # the user's own copy of upstream's archive
+    monkeypatch.setenv(MIRROR_ENV, str(mirror))
+    resolver = _resolver(tmp_path, data_dir=str(own))
+    assert resolver._count(archive, ("a/16k.jsonl",), upstream=124)["records_origin"] == UPSTREAM_ORIGIN

@@ -400,7 +400,7 @@ class SourceResolver:
 
     def _check_ledger(self, remote: RemoteFile, local: str, location: str, size: int, digest) -> None:
         """An unpinned download must match the copy a build last succeeded with (:mod:`.ledger`)."""
-        problem = Ledger(self.cache_root).mismatch(remote.url, size, digest)
+        problem = Ledger(self.cache_root).mismatch(remote.url, size, digest, local)
         if problem:
             self.discard(local)
             raise SourceError(
@@ -416,7 +416,8 @@ class SourceResolver:
         """The sample mirror's own record counts (:mod:`.samples`), read once; ``None`` off a mirror or
         ``data_dir`` (a canonical URL is upstream's file)."""
         if self._sample_records is False:
-            root = self.data_dir if self.data_dir and not self.data_file else self.mirror
+            # a data_dir that names one file has no root of its own, and then the mirror is not read
+            root = (None if self.data_file else self.data_dir) if self.data_dir else self.mirror
             self._sample_records = read_sample_records(root, self._config()) if root else None
         return self._sample_records
 
@@ -424,10 +425,8 @@ class SourceResolver:
         """The ``records`` a file must hold and who says so: a sample mirror's declaration where it lists
         the file, else upstream's count (``{}``: none is known)."""
         declared = self._declared_samples()
-        if declared is not None and declared.lists(remote.url):
-            count = declared.count(remote.url, members)
-            if count is None:
-                return {}
+        count = declared.count(remote.url, members) if declared is not None else None
+        if count is not None:
             return {"records": count, "records_origin": f"as the sample mirror's {declared.path} declares"}
         if upstream is None:
             return {}
@@ -437,6 +436,7 @@ class SourceResolver:
 
     def resolve(self, sources: Mapping[str, Source]) -> dict[str, FileRef]:
         """Resolve every source a build needs; archive members of one archive are read in one pass."""
+        self._declared_samples()  # before any download: a mirror that cannot say what it holds fails first
         refs: dict[str, FileRef] = {}
         by_archive: dict[RemoteFile, dict[str, Member]] = {}
         for source in sources.values():

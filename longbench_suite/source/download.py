@@ -141,17 +141,23 @@ def _filesystem(url: str, storage_options: dict):
     return fsspec.filesystem(protocol, skip_instance_cache=True, **options)
 
 
+#: what a server answers for a file it does not have (an S3 bucket without list permission says 403)
+ABSENT_STATUS = frozenset({401, 403, 404, 410})
+
+
 def read_small(url: str, storage_options: dict | None = None) -> bytes | None:
-    """The bytes of a small file at ``url``, with a download's retries; ``None`` when the server has no
-    such file (404). Any other failure raises (fsspec reports every HTTP error as "not found")."""
+    """The bytes of a small file at ``url``, with a download's retries; ``None`` when the server says it
+    has no such file (:data:`ABSENT_STATUS`). Any other failure raises."""
     import aiohttp
 
     fs = _filesystem(url, storage_options or {})
     try:
         return _Attempts().run(lambda: fs.cat_file(url))
-    except FileNotFoundError as exc:
-        statuses = [c.status for c in _chain(exc) if isinstance(c, aiohttp.ClientResponseError)]
-        if any(status != 404 for status in statuses):
+    except (FileNotFoundError, aiohttp.ClientResponseError) as exc:
+        # fsspec raises a bare FileNotFoundError for 404, the response's error otherwise (older
+        # releases wrap that in a FileNotFoundError too)
+        statuses = {c.status for c in _chain(exc) if isinstance(c, aiohttp.ClientResponseError)}
+        if statuses - ABSENT_STATUS:
             raise
         return None
 

@@ -7,7 +7,8 @@ many records each holds (``MIRROR/longbench-suite-records.json``: ``HOST/PATH`` 
 ``HOST/PATH#MEMBER`` -> records). A resolver reading from a mirror (a directory or an http(s) base) or
 a ``data_dir`` that holds such a declaration compares a file it lists with the declared count; a file
 it does not list, and any download from the canonical URL, is held to upstream's count. The
-declaration is the mirror's own claim, trusted as the mirror is trusted for its bytes.
+declaration is the mirror's own claim, trusted as the mirror is trusted for its bytes. A member of an
+archive the declaration lists is held to the count declared for it, else to upstream's.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ def key(url: str, member: str | None = None) -> str:
 class SampleRecords:
     path: str  # where the declaration was read (a file or a URL)
     counts: Mapping[str, int]
-
-    def lists(self, url: str) -> bool:
-        """Whether the file at ``url`` (or a member of it) is one of the mirror's samples."""
-        base = key(url)
-        return base in self.counts or any(k.startswith(base + "#") for k in self.counts)
 
     def count(self, url: str, members: Iterable[str] = ()) -> int | None:
         """The declared records of ``url`` (or of the first of ``members`` it declares)."""
