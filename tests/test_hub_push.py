@@ -140,11 +140,13 @@ def test_the_output_folder_of_a_push_is_what_was_uploaded(fake, opts, tmp_path):
     result = push(["nq_8k"], "org/r", output_dir=str(kept), histogram=False, **opts)
     uploaded = {f.replace(os.sep, "/"): data for f, data in _snapshot(fake.repo_dir("org/r")).items()}
     local = {f.replace(os.sep, "/"): data for f, data in _snapshot(kept).items()}
-    assert {f: uploaded.get(f) for f in local} == local and local["notes.txt"] == b"mine"
-    assert sorted(result.sizes) == sorted(local)
-    # the repo's other config: its card entry and token counts were fetched, its shards stay on the Hub
+    assert local["notes.txt"] == b"mine" and "notes.txt" not in uploaded  # the user's file is never published
+    sent = {f: data for f, data in local.items() if f != "notes.txt" and not f.startswith("hotpotqa_8k/")}
+    assert {f: uploaded.get(f) for f in sent} == sent and sorted(result.sizes) == sorted(sent)
+    # the repo's other config: its card entry and token counts were fetched (not sent again), its
+    # shards stay on the Hub
     assert all(f.startswith("hotpotqa_8k/") and f.endswith(".parquet") for f in set(uploaded) - set(local))
-    assert "hotpotqa_8k/token_counts.json" in local
+    assert local["hotpotqa_8k/token_counts.json"] == uploaded["hotpotqa_8k/token_counts.json"]
     card = local["README.md"].decode("utf-8")
     assert "config_name: hotpotqa_8k" in card and "config_name: nq_8k" in card  # the merged card
 

@@ -428,6 +428,7 @@ def push(
                 folder_path=stage,
                 revision=revision,
                 commit_message=message,
+                allow_patterns=list(result.sizes),  # what the export wrote: never a user's own file
                 delete_patterns=patterns,
             )
 
@@ -457,15 +458,11 @@ def _check_hub_card(hub_card: str, repo_id: str, benchmark: str) -> None:
 
 
 def _uploads(result: ExportResult, folder: str) -> None:
-    """Set ``result``'s ``files``/``sizes`` to everything ``upload_folder`` sends from ``folder``: the
-    whole folder but what ``huggingface_hub`` never commits."""
+    """Narrow ``result``'s ``files``/``sizes`` to what ``upload_folder`` sends from ``folder``: the files
+    the export wrote (not a user's own file in the output folder, nor the repo's other configs' token
+    counts, already on the Hub) but those ``huggingface_hub`` never commits."""
     from huggingface_hub.utils import DEFAULT_IGNORE_PATTERNS, filter_repo_objects
 
-    found = []
-    for current, _, names in os.walk(folder):
-        found += [os.path.relpath(os.path.join(current, n), folder) for n in names]
-    kept = filter_repo_objects(
-        [f.replace(os.sep, "/") for f in found], ignore_patterns=DEFAULT_IGNORE_PATTERNS
-    )
+    kept = filter_repo_objects(list(result.files), ignore_patterns=DEFAULT_IGNORE_PATTERNS)
     sizes = {f: os.path.getsize(os.path.join(folder, *f.split("/"))) for f in sorted(kept)}
     result.files, result.sizes = list(sizes), sizes

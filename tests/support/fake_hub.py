@@ -90,10 +90,14 @@ class FakeHub:
                 uploads = []
                 ignored = a["ignore_patterns"] or []
                 ignored = [ignored] if isinstance(ignored, str) else ignored
+                allowed = a["allow_patterns"]
+                allowed = [allowed] if isinstance(allowed, str) else allowed
                 for current, _, names in os.walk(folder):
                     for name in names:
                         rel = os.path.relpath(os.path.join(current, name), folder).replace(os.sep, "/")
                         if any(fnmatch.fnmatch(rel, p) for p in ignored):  # as HfApi filters them
+                            continue
+                        if allowed is not None and not any(fnmatch.fnmatch(rel, p) for p in allowed):
                             continue
                         if not any(rel == p or rel.startswith(p + "/") for p in DEFAULT_IGNORE):
                             uploads.append(rel)
