@@ -19,9 +19,9 @@ read back in batches and checked against their task's declarations:
   its benchmark) to check across all of them; and every ``dev`` candidate the build dropped does share
   one with an ``eval`` row of its config (the builder follows the rule, no more). A task whose rule
   names a ``reference`` (a generator: HELMET's matching task) is held to that task's ``eval`` rows at
-  every length it has, built with the same sources and tokenizer (no ``max_input_tokens``: the whole
-  eval inputs count); the keys are the rule's, the strings its ``pattern`` finds included, and the
-  table's ``leaked`` column counts the ``dev`` rows that share one.
+  every length it has, built with the same sources and tokenizer (no ``max_input_tokens``; what HELMET's
+  own fit cuts under a heavier tokenizer is not compared); the keys are the rule's, the strings its
+  ``pattern`` finds included, and the table's ``leaked`` column counts the ``dev`` rows that share one.
 
 The table also reports, per split, how many inputs were cut to fit their budget (``over length``, the
 ``input_truncated`` rows: what ``over_length="skip"`` would leave out).

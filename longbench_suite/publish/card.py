@@ -239,11 +239,13 @@ def generated_section(counts: Sequence[ConfigCounts]) -> str:
         for c in generated
     ]
     intro = (
-        "These configs are generated, not read from upstream files: fresh rows sized exactly to "
-        "`max_length − max_new_tokens` under the tokenizer named, scored with the matching task's metric. "
-        "The same generator, options, length and tokenizer give the same rows byte for byte. No row "
-        "shares a key, value or needle with the `eval` rows of the task it avoids, at any of its lengths "
-        "(`longbench-suite check CONFIG` with the same `--generate` options verifies it). They have a "
+        "These configs are generated, not read from upstream files: fresh rows that fit their budget "
+        "under the tokenizer named (the `helmet` recipe: `max_length − max_new_tokens`, as HELMET fits "
+        "its rows; the `ruler` recipe: RULER's own rule and draws), scored with the matching task's "
+        "metric. The same generator, options, length and tokenizer give the same rows byte for byte. "
+        "With the `helmet` recipe no row shares a key, value or needle with the `eval` rows of the task "
+        "it avoids, at any of its lengths (`longbench-suite check CONFIG` with the same `--generate` "
+        "options verifies it); RULER's recipe reproduces RULER's draws and screens nothing. They have a "
         "`dev` split only."
     )
     return "\n\n".join(["## Generated configs", intro, markdown_table(["config", *facts, "tokenizer"], rows)])

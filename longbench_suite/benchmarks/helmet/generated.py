@@ -160,7 +160,11 @@ class GeneratedTask(HelmetTask):
             "recipe": given.recipe,
             "seed": given.seed,
             "rows": "unbounded" if given.rows is None else given.rows,
-            "avoids eval rows of": f"`{self.matches}` ({', '.join(LENGTHS)})",
+            "avoids eval rows of": (
+                f"`{self.matches}` ({', '.join(LENGTHS)})"
+                if given.recipe == "helmet"
+                else "none (RULER's own draws)"
+            ),
         }
 
     def excluded(self, files, env: BuildEnv) -> Excluded:
@@ -229,9 +233,7 @@ class NiahTask(GeneratedTask):
 
     def eval_strings(self, instance: Instance) -> set[str]:
         strings = {instance.fields["query"], *instance.answers}
-        for key, value in re.findall(
-            r"special magic \w+ for (.+?) is: (.+?)\.(?:\n|$| )", instance.fields["context"]
-        ):
+        for key, value in re.findall(NEEDLE_KEYS, instance.fields["context"]):  # what check looks for
             strings.update((key, value))
         return strings
 
@@ -340,9 +342,7 @@ class NiahTask(GeneratedTask):
 @dataclass(frozen=True, eq=False)
 class JsonKvGenTask(GeneratedTask):
     def eval_strings(self, instance: Instance) -> set[str]:
-        uuids = re.findall(
-            r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", instance.fields["context"]
-        )
+        uuids = re.findall(UUID_KEYS, instance.fields["context"])
         return {instance.fields["question"], *instance.answers, *uuids}
 
     def check_generate(self, options: Mapping[str, Any] | None) -> None:
