@@ -185,3 +185,22 @@ def test_a_data_dir_naming_one_file_is_held_to_upstreams_counts_whatever_the_mir
     monkeypatch.setenv(MIRROR_ENV, str(mirror))
     resolver = _resolver(tmp_path, data_dir=str(own))
     assert resolver._count(archive, ("a/16k.jsonl",), upstream=124)["records_origin"] == UPSTREAM_ORIGIN
+
+
+@pytest.mark.parametrize("count", [True, -1, 2.5, "3"])
+def test_a_declaration_whose_count_is_no_record_count_is_one_line(tmp_path, count):
+    from longbench_suite.errors import SourceError
+    from longbench_suite.source.samples import RECORDS_NAME, read_sample_records
+
+    (tmp_path / RECORDS_NAME).write_text(json.dumps({"host/data.jsonl": count}))
+    with pytest.raises(SourceError, match=r"'host/data.jsonl' must map to a record count"):
+        read_sample_records(str(tmp_path))
+
+
+def test_declaring_counts_leaves_nothing_but_the_declaration_in_the_mirror(tmp_path):
+    from longbench_suite.source.samples import RECORDS_NAME, declare_sample_records, read_sample_records
+
+    declare_sample_records(str(tmp_path), {"host/a.jsonl": 3})
+    declare_sample_records(str(tmp_path), {"host/b.jsonl": 0, "host/c.jsonl": None})
+    assert read_sample_records(str(tmp_path)).counts == {"host/a.jsonl": 3, "host/b.jsonl": 0}
+    assert sorted(p.name for p in tmp_path.iterdir()) == [RECORDS_NAME]

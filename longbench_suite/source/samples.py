@@ -13,9 +13,10 @@ archive the declaration lists is held to the count declared for it, else to upst
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -50,9 +51,15 @@ class SampleRecords:
 def _parse(text: bytes, where: str) -> SampleRecords:
     try:
         document = json.loads(text)
-        counts = {str(k): int(v) for k, v in document.items() if v is not None}
-    except (ValueError, TypeError, AttributeError) as exc:
+        counts = {str(k): v for k, v in document.items() if v is not None}
+    except (ValueError, AttributeError) as exc:
         raise SourceError(f"sample record declaration {where} is unreadable: {exc}") from None
+    bad = next((k for k, v in counts.items() if type(v) is not int or v < 0), None)
+    if bad is not None:
+        raise SourceError(
+            f"sample record declaration {where}: {bad!r} must map to a record count (an integer >= 0), "
+            f"not {counts[bad]!r}"
+        )
     return SampleRecords(where, counts)
 
 
@@ -77,15 +84,22 @@ def read_sample_records(root: str | None, download_config=None) -> SampleRecords
     path = os.path.join(root, RECORDS_NAME)
     if not os.path.isfile(path):
         return None
-    with open(path, "rb") as handle:
-        return _parse(handle.read(), path)
+    try:
+        with open(path, "rb") as handle:
+            return _parse(handle.read(), path)
+    except OSError as exc:
+        raise SourceError(f"cannot read the sample record declaration {path}: {describe(exc)}") from None
 
 
 def declare_sample_records(mirror: str, counts: Mapping[str, int | None]) -> None:
     """Add ``counts`` (``key(...)`` -> records) to the declaration of the sample mirror ``mirror``."""
     path = os.path.join(mirror, RECORDS_NAME)
     os.makedirs(mirror, exist_ok=True)
-    with FileLock(path + ".lock"):
+    # the lock lives outside the mirror (never in a user's folder) and is never removed (a removed lock
+    # file lets a third writer lock a new inode while a second holds the old one)
+    name = hashlib.sha256(os.path.abspath(path).encode()).hexdigest()[:16]
+    lock = os.path.join(tempfile.gettempdir(), f"longbench-suite-records-{name}.lock")
+    with FileLock(lock):
         known = read_sample_records(mirror)
         merged = {
             **(dict(known.counts) if known else {}),
@@ -95,5 +109,3 @@ def declare_sample_records(mirror: str, counts: Mapping[str, int | None]) -> Non
         with open(tmp, "w", encoding="utf-8") as handle:
             json.dump(merged, handle, indent=1, sort_keys=True)
         os.replace(tmp, path)
-    with contextlib.suppress(OSError):
-        os.remove(path + ".lock")
