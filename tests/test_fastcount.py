@@ -180,6 +180,23 @@ def test_offsets_whose_ids_disagree_with_fastokens_fail_in_one_line(kinds, monke
         enc.offsets[len(enc) - 1]
 
 
+def test_a_middle_cut_decodes_only_ids_checked_against_tokenizers(kinds, monkeypatch):
+    from longbench_suite.errors import TokenizerMismatchError
+    from longbench_suite.fit.truncation import keep_middle
+
+    text = _long_text()
+    plain = HFTokenizer(kinds["llama2"], "llama2", piece_chars=2000)
+    budget = plain.count(text) // 2
+    assert keep_middle(text, plain, budget) == keep_middle(text, plain, budget, fast=False)
+    counter = HFTokenizer(kinds["llama2"], "llama2", piece_chars=2000)
+    real = counter._fast.id_arrays
+    # one wrong id per piece, where the middle cut decodes (the load-time probe would not see it)
+    wrong = lambda pieces: [[*a[:-1], a[-1] ^ 1] for a in real(pieces)]  # noqa: E731
+    monkeypatch.setattr(counter._fast, "id_arrays", wrong)
+    with pytest.raises(TokenizerMismatchError, match=fastcount.ENV + "=0"):
+        keep_middle(text, counter, budget)
+
+
 def test_prompts_that_share_a_long_context_count_it_once(kinds, monkeypatch):
     counter = HFTokenizer(kinds["llama2"], "llama2", piece_chars=2000)
     context = _long_text()

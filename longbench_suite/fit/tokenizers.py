@@ -192,7 +192,7 @@ class HFTokenizer(TokenCounter):
         self._fast = exact_counter(tokenizer, json_text=json_text, probed=probed.fastokens)
         self._probed = dataclasses.replace(probed, fastokens=self._fast.version if self._fast else None)
         self.clear_cache()  # remembered token counts and encodings of pieces
-        _LIVE[(self.identity, name, self.piece_chars)] = self
+        _LIVE[(self.identity, name, self.piece_chars, self._fast is not None)] = self
 
     @property
     def backend(self):
@@ -325,6 +325,10 @@ class HFTokenizer(TokenCounter):
         return counts
 
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
+        if self._fast is not None:
+            # A cut's ids must be the tokenizer's own: reading the span's offsets encodes each of its
+            # pieces with tokenizers and checks fastokens' ids against it (TokenizerMismatchError).
+            encoding.offsets[start:stop]
         decoded = self._tok.decode(list(encoding.ids[start:stop]), skip_special_tokens=True)
         return clean_up_tokenization(decoded) if self.clean_up_tokenization_spaces else decoded
 
@@ -340,12 +344,13 @@ class HFTokenizer(TokenCounter):
             "piece_chars": self.piece_chars,
             "clean_up_tokenization_spaces": self.clean_up_tokenization_spaces,
             "probed": self._probed,
+            "fast": self._fast is not None,
         }
 
     def __setstate__(self, state):
         from tokenizers import Tokenizer
 
-        live = _LIVE.get((state["identity"], state["name"], state.get("piece_chars")))
+        live = _LIVE.get((state["identity"], state["name"], state.get("piece_chars"), state.get("fast")))
         if live is not None:
             self.__dict__.update(live.__dict__)
             return
