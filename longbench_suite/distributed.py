@@ -19,6 +19,7 @@ own way, never the bytes ``push_to_hub`` and the single-process export write.
 
 from __future__ import annotations
 
+import socket
 import uuid
 from collections.abc import Callable, Sequence
 
@@ -60,8 +61,9 @@ def prepare(names: Sequence[str], options: dict, *, address: str | None = None) 
     """Build the configs ``names`` (qualified, ``"helmet/nq_8k"``) with ``options`` (``get_builder``'s)
     into the ``datasets`` cache, each shard of each split a task on the Ray cluster at ``address``.
 
-    Without ``address`` the cluster this process is connected to is used, else a local one is started
-    (and stopped again). A config already in the cache is not rebuilt.
+    Without ``address`` the cluster this process is connected to is used, else ``ray.init``'s own choice
+    (``RAY_ADDRESS``, a cluster ``ray start`` runs on this machine, else a new local one), left again
+    when done (a local one it started is stopped). A config already in the cache is not rebuilt.
     """
     ray = _ray()
     started = _connect(ray, address)
@@ -101,11 +103,27 @@ def _connect(ray, address: str | None) -> bool:
                 f"this process is already connected to a Ray cluster; address={address!r} cannot change it"
             )
         return False
+    _reachable(address)
     try:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     except ConnectionError as exc:
         raise OptionError(f"no Ray cluster at address {address!r} (--address): {exc}") from None
     return True
+
+
+def _reachable(address: str | None, timeout: float = 10.0) -> None:
+    """Refuse a ``host:port`` address nothing listens at (``ray.init`` would retry it for minutes)."""
+    if not address or address == "auto" or address.startswith(("ray://", "local")):
+        return
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise OptionError(
+            f"no Ray cluster at address {address!r} (--address): {exc.strerror or exc}"
+        ) from None
 
 
 def _already_prepared(builder) -> bool:
@@ -121,11 +139,14 @@ def _take(ray, tasks: dict) -> Callable[[str, int], list[dict]]:
         ref = tasks.pop((split, shard))
         try:
             return ray.get(ref)
-        except ray.exceptions.RayTaskError as exc:
-            cause = exc.cause
+        except ray.exceptions.RayError as exc:
+            for left in tasks.values():  # the build stops here: free the cluster of the rest
+                ray.cancel(left, force=True)
+            cause = getattr(exc, "cause", None)
             if isinstance(cause, SuiteError):
                 raise cause.with_traceback(None) from None
-            raise
+            what = f"{type(cause).__name__}: {cause}" if cause is not None else f"{type(exc).__name__}"
+            raise SuiteError(f"a Ray task building shard {shard} of {split!r} failed: {what}") from None
 
     return rows
 

@@ -149,3 +149,87 @@ def test_the_cli_refuses_a_bad_engine_option_in_one_line(capsys, tmp_path):
     code = cli.main(["export", "helmet/nq_8k", "--output", str(tmp_path / "o"), "--address", "auto"])
     err = capsys.readouterr().err
     assert code == 2 and "needs engine='ray'" in err and "Traceback" not in err
+
+
+def test_a_failed_card_upload_never_leaves_old_and_new_shards_under_one_card(
+    demo_mirror, tiny_tokenizer, tmp_path, monkeypatch
+):
+    from longbench_suite.errors import StorageError
+
+    options = dict(
+        mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"), histogram=False
+    )
+    url = "memory://halfway/longbench"
+    export(["longbench/qasper_4k"], url, max_shard_size="50KB", **options)
+    card_before = _memory_files(url)["README.md"]
+    fs = fsspec.filesystem("memory")
+    real = type(fs).put_file
+
+    def no_card(self, lpath, rpath, **kwargs):
+        if rpath.endswith("README.md"):
+            raise PermissionError(13, "Permission denied", rpath)
+        return real(self, lpath, rpath, **kwargs)
+
+    monkeypatch.setattr(type(fs), "put_file", no_card)
+    with pytest.raises(StorageError, match=r"^export --output memory://halfway/longbench: writing .* failed"):
+        export(["longbench/qasper_4k"], url, **options)
+    files = _memory_files(url)
+    assert files["README.md"] == card_before
+    shards = sorted(n for n in files if n.startswith("qasper_4k/eval-"))
+    assert shards == ["qasper_4k/eval-00000-of-00001.parquet"]  # the old ones went before the card
+
+
+def test_a_target_that_cannot_be_read_is_one_line(demo_mirror, tiny_tokenizer, monkeypatch):
+    from longbench_suite.errors import StorageError
+
+    fs = fsspec.filesystem("memory")
+
+    def denied(self, path, **kwargs):
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(type(fs), "isfile", denied)
+    with pytest.raises(StorageError, match=r"^export --output memory://denied/helmet: reading .* failed"):
+        export(["helmet/nq_8k"], "memory://denied/helmet", mirror=demo_mirror, tokenizer=tiny_tokenizer)
+
+
+def test_an_address_nothing_listens_at_is_refused_at_once():
+    import socket
+
+    from longbench_suite.distributed import _reachable
+
+    with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(OptionError, match=rf"no Ray cluster at address '127.0.0.1:{port}' \(--address\)"):
+        _reachable(f"127.0.0.1:{port}", timeout=2.0)
+    _reachable("auto")  # ray.init's own lookup: nothing to probe
+    _reachable("ray://head:10001")
+
+
+def test_a_task_failing_with_anything_else_is_one_line_and_cancels_the_rest():
+    from types import SimpleNamespace
+
+    from longbench_suite.distributed import _take
+    from longbench_suite.errors import SuiteError
+
+    class RayError(Exception):
+        pass
+
+    cancelled = []
+
+    def get(ref):
+        error = RayError("worker died")
+        error.cause = MemoryError("the worker was killed for memory")
+        raise error
+
+    ray = SimpleNamespace(
+        get=get,
+        cancel=lambda ref, force: cancelled.append(ref),
+        exceptions=SimpleNamespace(RayError=RayError),
+    )
+    rows = _take(ray, {("eval", 0): "ref0", ("eval", 1): "ref1", ("dev", 0): "ref2"})
+    with pytest.raises(
+        SuiteError, match=r"^a Ray task building shard 0 of 'eval' failed: MemoryError: the worker"
+    ):
+        rows("eval", 0)
+    assert sorted(cancelled) == ["ref1", "ref2"]

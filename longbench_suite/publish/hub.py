@@ -206,7 +206,8 @@ def export(
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
     ``validation``. ``num_proc`` builds each config in that many processes (the same rows).
     ``engine="ray"`` builds every shard of every config as a task on the Ray cluster at ``address``
-    (default: the one this process is connected to, else a local one; :mod:`longbench_suite.distributed`),
+    (default: the one this process is connected to, else ``ray.init``'s choice;
+    :mod:`longbench_suite.distributed`),
     and writes the same files.
     """
     return _export(

@@ -1,11 +1,13 @@
 """Exporting to any fsspec URL (``s3://``, ``gs://``, ``hf://``, ``memory://``): the export is made in
-a local staging folder that first receives what the target's card is made from (its ``README.md``,
-histogram and every config's ``token_counts.json``), then uploaded through ``fsspec``.
+a local staging folder that first receives what the target's card is made from (its ``README.md`` and
+every config's ``token_counts.json``), then uploaded through ``fsspec``.
 
 An object store has no atomic rename, so the order is what keeps a reader safe: the exported configs'
-files first, the card last (it is what lists the configs), and only then the files of re-exported
-configs that the new export no longer writes are deleted. A failure before the card is uploaded leaves
-the old card, which names only files that are still there or were replaced whole.
+files first, then the files of re-exported configs that the new export no longer writes are deleted,
+then the card (it is what lists the configs; its ``<config>/<split>-*`` globs then never match old and
+new shards together). A failure before the card is uploaded leaves the old card over the new shards of
+the configs re-exported (and, if it came before the deletion, their old shards as well). Nothing else
+of the target's is read or rewritten.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 import fsspec
 from fsspec.implementations.local import LocalFileSystem
 
-from ..errors import OptionError, StorageError
+from ..errors import OptionError, StorageError, describe
 from . import card as cards
 
 
@@ -57,18 +59,24 @@ def staged_upload(
     """Yield a local folder holding the target's card files; on a clean exit upload what the export
     wrote into it and delete what it replaced. ``refuse_foreign(where, names)`` raises when a config
     folder about to be replaced holds a file an export does not write."""
-    if fs.isfile(root):
-        raise OptionError(f"export --output {output} is a file; name a folder")
-    for config in configs:
-        folder = f"{root}/{config}"
-        if fs.isdir(folder):
-            refuse_foreign(
-                f"{output.rstrip('/')}/{config}", [_relative(fs, folder, p) for p in fs.find(folder)]
-            )
+    try:
+        if fs.isfile(root):
+            raise OptionError(f"export --output {output} is a file; name a folder")
+        for config in configs:
+            folder = f"{root}/{config}"
+            if fs.isdir(folder):
+                refuse_foreign(
+                    f"{output.rstrip('/')}/{config}", [_relative(fs, folder, p) for p in fs.find(folder)]
+                )
+    except OSError as exc:
+        raise StorageError(f"export --output {output}: reading {root} failed: {describe(exc)}") from None
     with tempfile.TemporaryDirectory(prefix="longbench-suite-export-") as scratch:
         local = os.path.join(scratch, "export")
         os.makedirs(local)
-        before = _fetch_card_files(fs, root, local) if fs.isdir(root) else set()
+        try:
+            before = _fetch_card_files(fs, root, local) if fs.isdir(root) else set()
+        except OSError as exc:
+            raise StorageError(f"export --output {output}: reading {root} failed: {describe(exc)}") from None
         yield local
         written = set()
         for current, _dirs, names in os.walk(local):
@@ -78,23 +86,26 @@ def staged_upload(
         exported = {f for f in written if f.split("/")[0] in configs}
         top = {f for f in written if "/" not in f} - {cards.README}
         try:
+            stale = [f for f in _target_files(fs, root, configs, before) if f not in written]
             for name in sorted(exported) + sorted(top):
                 fs.put_file(os.path.join(local, *name.split("/")), f"{root}/{name}")
-            fs.put_file(os.path.join(local, cards.README), f"{root}/{cards.README}")
-            stale = [f for f in _target_files(fs, root, configs, before) if f not in written]
+            # the old shards go before the card that lists the new ones: the card's globs
+            # (``<config>/<split>-*``) never match both
             for name in stale:
                 fs.rm_file(f"{root}/{name}")
+            fs.put_file(os.path.join(local, cards.README), f"{root}/{cards.README}")
         except OSError as exc:
             raise StorageError(f"export --output {output}: writing {root} failed: {exc}") from None
 
 
 def _fetch_card_files(fs, root: str, local: str) -> set[str]:
-    """Copy the target's top-level files (card, histogram) and config token counts into ``local``."""
+    """Copy what the target's card is made from (its README and the configs' token counts) into
+    ``local``; nothing else of the target's is read or written back."""
     fetched = set()
     for path in fs.find(root):
         name = _relative(fs, root, path)
         parts = name.split("/")
-        if len(parts) == 1 or (len(parts) == 2 and parts[1] == cards.TOKEN_COUNTS):
+        if name == cards.README or (len(parts) == 2 and parts[1] == cards.TOKEN_COUNTS):
             os.makedirs(os.path.join(local, *parts[:-1]), exist_ok=True)
             fs.get_file(path, os.path.join(local, *parts))
             fetched.add(name)
