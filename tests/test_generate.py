@@ -314,6 +314,8 @@ def test_scoring_and_rewards_take_generated_rows(helmet_mirror, llama2_tokenizer
     [
         ("gen_niah_multikey_2_8k", {"sede": 1}, "unknown generate option"),
         ("gen_niah_multikey_2_8k", {"rows": 0}, "rows must be a positive integer"),
+        ("gen_niah_multikey_2_8k", {"rows": True}, "rows must be a positive integer"),  # --generate rows=true
+        ("gen_niah_multikey_2_8k", {"seed": False}, "seed must be an integer"),
         ("gen_niah_multikey_2_8k", {"recipe": "lm-eval"}, "recipe must be one of"),
         ("gen_niah_multivalue_8k", {}, "essay haystack needs a file"),
         ("gen_niah_multikey_2_8k", {"haystack": "hay"}, "haystack must be one of"),

@@ -79,9 +79,9 @@ class Options:
                 f"{where}: unknown generate option(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}"
             )
         options = cls(**given)
-        if not isinstance(options.seed, int):
+        if type(options.seed) is not int:  # True is an int to isinstance
             raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
-        if options.rows is not None and (not isinstance(options.rows, int) or options.rows <= 0):
+        if options.rows is not None and (type(options.rows) is not int or options.rows <= 0):
             raise OptionError(
                 f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
             )
