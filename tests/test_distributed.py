@@ -13,16 +13,7 @@ import pytest
 from longbench_suite import cli, export, registry
 from longbench_suite.builder import SuiteBuilder
 from longbench_suite.errors import MissingDependencyError, OptionError
-
-
-def _files(root) -> dict[str, bytes]:
-    found = {}
-    for current, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(current, name)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, root)] = f.read()
-    return found
+from tests.support.folders import snapshot
 
 
 def _memory_files(url: str) -> dict[str, bytes]:
@@ -52,7 +43,7 @@ def test_a_ray_export_writes_the_bytes_of_one_process(
     export(configs, str(tmp_path / "one"), cache_dir=str(tmp_path / "c1"), **options)
     monkeypatch.setattr(SuiteBuilder, "_rows", _no_rows_here)  # in this process only, not in the workers
     result = export(configs, str(tmp_path / "ray"), cache_dir=str(tmp_path / "c2"), engine="ray", **options)
-    one, ray = _files(tmp_path / "one"), _files(tmp_path / "ray")
+    one, ray = snapshot(tmp_path / "one"), snapshot(tmp_path / "ray")
     assert any(name.endswith(".parquet") for name in one)
     assert sorted(one) == sorted(ray) == sorted(result.files)
     assert [name for name in one if one[name] != ray[name]] == []
@@ -69,7 +60,7 @@ def test_a_ray_export_to_an_fsspec_url(ray_cluster, demo_mirror, tiny_tokenizer,
         [*args, "--mirror", demo_mirror, "--tokenizer", tiny_tokenizer, "--cache-dir", str(tmp_path / "c2")]
     )
     assert code == 0
-    assert _memory_files(url) == _files(tmp_path / "one")
+    assert _memory_files(url) == snapshot(tmp_path / "one")
 
 
 @pytest.mark.slow
@@ -82,7 +73,7 @@ def test_an_export_to_an_fsspec_url_merges_as_a_local_one(demo_mirror, tiny_toke
         export(configs, str(local), max_shard_size="50KB", **options)
         result = export(configs, url, max_shard_size="50KB", **options)
         assert result.directory == url
-        assert _memory_files(url) == _files(local)
+        assert _memory_files(url) == snapshot(local)
     names = _memory_files(url)
     assert any(n.startswith("qasper_4k/") for n in names) and any(n.startswith("hotpotqa_4k/") for n in names)
     assert sum(n.startswith("qasper_4k/eval-") for n in names) > 1  # several shards, all replaced
@@ -98,7 +89,7 @@ def test_a_smaller_reexport_to_an_fsspec_url_deletes_the_shards_it_no_longer_wri
     export(["longbench/qasper_4k"], url, max_shard_size="50KB", **options)
     export(["longbench/qasper_4k"], url, **options)
     export(["longbench/qasper_4k"], str(tmp_path / "local"), **options)
-    assert _memory_files(url) == _files(tmp_path / "local")
+    assert _memory_files(url) == snapshot(tmp_path / "local")
 
 
 def test_an_fsspec_target_keeps_a_users_file_and_says_so(demo_mirror, tiny_tokenizer, tmp_path):

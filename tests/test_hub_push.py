@@ -16,6 +16,7 @@ from longbench_suite import cli, load_dataset, push
 from longbench_suite.errors import SuiteError
 from longbench_suite.publish import hub
 from tests.support.fake_hub import FakeHub
+from tests.support.folders import snapshot
 
 TOKEN = "hf_SECRETtestTOKEN0123456789"
 
@@ -98,16 +99,6 @@ def test_repushing_a_config_deletes_its_stale_shards(fake, opts):
     assert datasets.load_dataset(fake.repo_dir("org/r"), "nq_8k", split="eval").num_rows == 600
 
 
-def _snapshot(folder) -> dict[str, bytes]:
-    found = {}
-    for current, _, names in os.walk(folder):
-        for name in names:
-            path = os.path.join(current, name)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, folder)] = f.read()
-    return found
-
-
 @pytest.mark.parametrize("fails_in", ["export", "upload"])
 def test_a_failed_push_leaves_the_output_folder_as_it_was(fake, opts, tmp_path, monkeypatch, fails_in):
     """The repo's card and token counts are merged in the staging folder, never written into the output
@@ -116,7 +107,7 @@ def test_a_failed_push_leaves_the_output_folder_as_it_was(fake, opts, tmp_path, 
     kept = tmp_path / "kept"
     hub.export(["nq_8k"], str(kept), histogram=False, **opts)  # the output folder of an earlier export
     (kept / "notes.txt").write_text("mine")
-    before = _snapshot(kept)
+    before = snapshot(kept)
     assert "hotpotqa_8k/token_counts.json" not in before
 
     def fail(*args, **kwargs):
@@ -128,7 +119,7 @@ def test_a_failed_push_leaves_the_output_folder_as_it_was(fake, opts, tmp_path, 
         monkeypatch.setattr(hub.HfApi, "upload_folder", fail)
     with pytest.raises(RuntimeError, match=fails_in):
         push(["nq_8k"], "org/r", output_dir=str(kept), histogram=False, **opts)
-    assert _snapshot(kept) == before
+    assert snapshot(kept) == before
     assert [entry for entry in os.listdir(tmp_path) if entry.startswith(".kept")] == []  # no staging left
 
 
@@ -138,8 +129,8 @@ def test_the_output_folder_of_a_push_is_what_was_uploaded(fake, opts, tmp_path):
     kept.mkdir()
     (kept / "notes.txt").write_text("mine")
     result = push(["nq_8k"], "org/r", output_dir=str(kept), histogram=False, **opts)
-    uploaded = {f.replace(os.sep, "/"): data for f, data in _snapshot(fake.repo_dir("org/r")).items()}
-    local = {f.replace(os.sep, "/"): data for f, data in _snapshot(kept).items()}
+    uploaded = {f.replace(os.sep, "/"): data for f, data in snapshot(fake.repo_dir("org/r")).items()}
+    local = {f.replace(os.sep, "/"): data for f, data in snapshot(kept).items()}
     assert local["notes.txt"] == b"mine" and "notes.txt" not in uploaded  # the user's file is never published
     sent = {f: data for f, data in local.items() if f != "notes.txt" and not f.startswith("hotpotqa_8k/")}
     assert {f: uploaded.get(f) for f in sent} == sent and sorted(result.sizes) == sorted(sent)

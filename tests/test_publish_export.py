@@ -12,18 +12,9 @@ from longbench_suite.publish import card as cards
 from longbench_suite.publish import hub
 from longbench_suite.publish.card import ConfigCounts
 from longbench_suite.publish.histogram import histogram_figure, token_axis
+from tests.support.folders import snapshot
 
 LVEVAL = [f"lveval/{c}" for c in registry.samples("lveval").DEMO_CONFIGS]
-
-
-def _tree(root) -> dict[str, bytes]:
-    found = {}
-    for folder, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, root)] = f.read()
-    return found
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +53,7 @@ def test_a_failed_export_leaves_no_folder(demo_mirror, tmp_path, monkeypatch):
 
 def test_a_failed_reexport_leaves_the_folder_as_it_was(lveval_export, demo_mirror, tmp_path, monkeypatch):
     out, _, cache = lveval_export
-    before = _tree(out)
+    before = snapshot(out)
     real = hub._write_config
     calls = []
 
@@ -76,7 +67,7 @@ def test_a_failed_reexport_leaves_the_folder_as_it_was(lveval_export, demo_mirro
     with pytest.raises(OSError, match="disk full"):
         export(LVEVAL, str(out), mirror=demo_mirror, cache_dir=cache)
     assert len(calls) == 2
-    assert _tree(out) == before
+    assert snapshot(out) == before
     assert sorted(os.listdir(out.parent)) == ["repo"]
 
 

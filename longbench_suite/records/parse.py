@@ -103,6 +103,16 @@ def jsonl_line_numbers(ref: FileRef) -> list[int]:
     return numbers
 
 
+def _whole(ref: FileRef) -> bytes:
+    try:
+        with ref.open() as f:
+            return f.read()
+    except SourceError:
+        raise
+    except OSError as exc:
+        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+
+
 def read_lines(ref: FileRef) -> list[tuple[int, bytes]]:
     """``(line_number, line)`` for every non-blank line of a text file (1-based, the line end removed).
 
@@ -110,13 +120,7 @@ def read_lines(ref: FileRef) -> list[tuple[int, bytes]]:
     fewer records), so an upstream file without a final line end still reads; a file with no known
     count that does not end at a line end was cut inside its last line, an error.
     """
-    try:
-        with ref.open() as f:
-            data = f.read()
-    except SourceError:
-        raise
-    except OSError as exc:
-        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+    data = _whole(ref)
     if data and not data.endswith(b"\n") and getattr(ref, "records", None) is None:
         last = data.count(b"\n") + 1
         raise ShortSourceError(
@@ -134,13 +138,7 @@ def read_jsonl(ref: FileRef, project: Callable[[dict], Any] | None = None) -> li
 
 def read_json(ref: FileRef) -> Any:
     """A whole JSON document."""
-    try:
-        with ref.open() as f:
-            data = f.read()
-    except SourceError:
-        raise
-    except OSError as exc:
-        raise SourceError(f"cannot read {ref.label}: {exc.__class__.__name__}: {exc}") from None
+    data = _whole(ref)
     try:
         document = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
