@@ -436,7 +436,6 @@ class SourceResolver:
 
     def resolve(self, sources: Mapping[str, Source]) -> dict[str, FileRef]:
         """Resolve every source a build needs; archive members of one archive are read in one pass."""
-        self._declared_samples()  # before any download: a mirror that cannot say what it holds fails first
         refs: dict[str, FileRef] = {}
         by_archive: dict[RemoteFile, dict[str, Member]] = {}
         for source in sources.values():
