@@ -8,7 +8,7 @@ Three producers of the same rows (RULER's recipe: its search, then its rows, one
 * **RULER**: NVIDIA/RULER's unchanged ``scripts/data/synthetic/niah.py`` in its own venv, when a
   checkout (``--ruler``, default ``/tmp/ruler_src``) and a Python with its dependencies
   (``--ruler-python``, default ``/work/venv_ruler/bin/python``) exist; see
-  ``tests/upstream/ruler_niah/README.md``. It runs twice, for 1 and for 1 + N rows; its CPU per row
+  ``tests/upstream/ruler_niah/README.md``. It runs twice, for 1 and for 1 + N rows (N = 80 at 32k, 20 at 128k); its CPU per row
   is the difference over N (the ~10 s set-up, mostly building its 6.2M-word list, cancels), and its
   rows must be the library's. Without them, RULER's figures recorded on the reference machine
   (:data:`RECORDED`) are printed instead, marked so;
@@ -163,7 +163,8 @@ def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = No
             ours = run(variant, length, PromptCounter(load_tokenizer(path)), rows)
             assert base["rows"] == ours["rows"], f"rows differ: {variant} {name}"
             if live:
-                n = ruler_rows or (20 if length <= 32_768 else 5)
+                # enough rows that their CPU stands well above the noise of RULER's ~10 s set-up
+                n = ruler_rows or (80 if length <= 32_768 else 20)
                 setup, per_row = ruler_figures(ruler_dir, python, tokenizer, variant, length, n, ours["rows"])
                 source = "measured"
             else:
@@ -206,6 +207,6 @@ if __name__ == "__main__":
     parser.add_argument("--rows", type=int, default=20, help="library rows timed after the search")
     parser.add_argument("--ruler", help="a RULER checkout (default /tmp/ruler_src)")
     parser.add_argument("--ruler-python", help="a Python with RULER's dependencies")
-    parser.add_argument("--ruler-rows", type=int, help="RULER rows timed (default 20 at 32k, 5 at 128k)")
+    parser.add_argument("--ruler-rows", type=int, help="RULER rows timed (default 80 at 32k, 20 at 128k)")
     args = parser.parse_args()
     main(args.rows, args.ruler, args.ruler_python, args.ruler_rows)
