@@ -10,8 +10,8 @@ Three producers of the same rows (RULER's recipe: its search, then its rows, one
   (``--ruler-python``, default ``/work/venv_ruler/bin/python``) exist; see
   ``tests/upstream/ruler_niah/README.md``. It runs twice, for 1 and for 1 + N rows (N = 80 at 32k,
   20 at 128k); its CPU per row is the difference over N (the ~10 s set-up, mostly building its
-  6.2M-word list, cancels), and its rows must be the library's. Without them, RULER's figures recorded on the reference machine
-  (:data:`RECORDED`) are printed instead, marked so;
+  6.2M-word list, cancels), and its rows must be the library's. Without them, RULER's figures
+  recorded on the reference machine (:data:`RECORDED`) are printed instead, marked so;
 * **whole prompt**: the library's procedure, each candidate counted by ``tokenizers``' ``encode`` of
   the whole prompt, as RULER counts;
 * **the library**: :class:`~longbench_suite.generate.count.PromptCounter` (fresh needle lines counted
