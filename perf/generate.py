@@ -44,12 +44,12 @@ RULER_ARGS = {
     for variant, haystack in (("niah_multikey_2", "needle"), ("niah_single_1", "noise"))
 }
 #: RULER's CPU seconds (set-up, per row) measured by this benchmark on the reference machine, load
-#: average ~4.6 on its 2 cores (``perf/README.md``): printed, marked "recorded", without a RULER checkout
+#: average ~1.0 on its 2 cores (``perf/README.md``): printed, marked "recorded", without a RULER checkout
 RECORDED = {
-    ("niah_multikey_2", "32k"): (9.9, 0.166),
-    ("niah_multikey_2", "128k"): (12.7, 1.033),
-    ("niah_single_1", "32k"): (9.0, 0.148),
-    ("niah_single_1", "128k"): (15.6, 0.748),
+    ("niah_multikey_2", "32k"): (9.6, 0.098),
+    ("niah_multikey_2", "128k"): (13.2, 0.478),
+    ("niah_single_1", "32k"): (9.2, 0.104),
+    ("niah_single_1", "128k"): (15.5, 0.456),
 }
 
 
