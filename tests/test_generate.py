@@ -72,6 +72,7 @@ def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
     counting = PromptCounter(llama2)
     counting.count("Intro.\n", ("a needle 1", "a needle 2"), "\nQuestion?")
     remembered = dict(counting._lines)
+    assert "\na needle 2" in remembered  # the line rule applies: repeated lines are remembered
     fresh = tuple(f"One of the special magic numbers for key-{i} is: {i}." for i in range(50))
     essay = ("word " * 2000 + "end.",)
     for lines, kind in ((fresh, {"fresh": True}), (essay, {})):
@@ -119,7 +120,9 @@ def test_drawers_consume_the_stream_exactly_as_rulers_random_calls():
     }
     for seed in (0, 7, 42):
         ours, theirs = random.Random(seed), random.Random(seed)
-        kinds = [random.Random(seed).choice(sorted(ruler)) for _ in range(300)]
+        pick = random.Random(seed)
+        kinds = [pick.choice(sorted(ruler)) for _ in range(300)]
+        assert set(kinds) == set(ruler)  # every kind, interleaved
         made = {kind: drawer(ours, kind) for kind in ruler}
         assert [made[kind]() for kind in kinds] == [ruler[kind](theirs) for kind in kinds]
         assert ours.getstate() == theirs.getstate()

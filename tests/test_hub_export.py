@@ -281,5 +281,5 @@ def test_a_split_is_never_cut_into_more_shards_than_rows():
     assert _shard_count(rows, "6KB") == 3
     assert _shard_count(rows, "1GB") == 1
     assert _shard_count(datasets.Dataset.from_dict({"input": []}), "1KB") == 1
-    for index in range(3):
-        assert rows.shard(3, index, contiguous=True).num_rows == 1
+    shards = _shard_count(rows, "1KB")
+    assert all(rows.shard(shards, i, contiguous=True).num_rows > 0 for i in range(shards))

@@ -136,7 +136,8 @@ def test_the_output_folder_of_a_push_is_what_was_uploaded(fake, opts, tmp_path):
     assert {f: uploaded.get(f) for f in sent} == sent and sorted(result.sizes) == sorted(sent)
     # the repo's other config: its card entry and token counts were fetched (not sent again), its
     # shards stay on the Hub
-    assert all(f.startswith("hotpotqa_8k/") and f.endswith(".parquet") for f in set(uploaded) - set(local))
+    kept_on_hub = set(uploaded) - set(local)
+    assert kept_on_hub and all(f.startswith("hotpotqa_8k/") and f.endswith(".parquet") for f in kept_on_hub)
     assert local["hotpotqa_8k/token_counts.json"] == uploaded["hotpotqa_8k/token_counts.json"]
     card = local["README.md"].decode("utf-8")
     assert "config_name: hotpotqa_8k" in card and "config_name: nq_8k" in card  # the merged card

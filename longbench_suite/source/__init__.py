@@ -55,6 +55,7 @@ OFFLINE_HINT = (
 #: who declares a count that is upstream's (as opposed to a sample mirror's declaration)
 UPSTREAM_ORIGIN = "upstream's file holds that many"
 
+
 @dataclass(frozen=True)
 class RemoteFile:
     """One upstream file at its canonical URL."""

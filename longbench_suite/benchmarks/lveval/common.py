@@ -154,7 +154,8 @@ class LvevalDataset(Task):
     def sources(self, length: str) -> dict:
         config = self.config_name(length)
         paths = (f"{self.name}/{config}.jsonl", f"{config}.jsonl")
-        # every level holds the dataset's QA pairs (docs/lveval.md §2, from LV-Eval's README)
+        # every level holds the dataset's QA pairs (LV-Eval's README; the per-dataset figures, summing to
+        # 1,729, are ``qa_pairs`` in tasks.py, as docs/lveval.md §2 says)
         return {"data": Member(archive(self.name), paths, records=self.qa_pairs)}
 
     def extra_fields(self) -> str:
