@@ -50,7 +50,7 @@ def _option(name: str) -> str:
 
 
 def _absolute(value: str) -> str:
-    if value.startswith(("http://", "https://")) or "://" in value or not os.path.exists(value):
+    if "://" in value or not os.path.exists(value):  # a URL, a Hub id, a named encoding, Jinja text
         return value
     return os.path.normpath(os.path.abspath(value))
 
