@@ -579,6 +579,21 @@ def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_s
     assert record.score_options(run, given, "x/run.json") == given
 
 
+def test_a_run_record_that_does_not_read_is_one_line_and_force_new_replaces_it(tmp_path):
+    from longbench_suite.predict import record
+
+    (tmp_path / "run.json").write_bytes(b'{"format": 1, "mod')
+    (tmp_path / "helmet").mkdir()
+    (tmp_path / "helmet" / "nq_8k.eval.jsonl").write_text("{}\n")
+    run = record.run_record(model="m", backend="openai", endpoint=None, split="eval", limit=None, build={})
+    files = {"helmet/nq_8k": "helmet/nq_8k.eval.jsonl"}
+    with pytest.raises(PredictionError, match=r"run\.json: JSONDecodeError.*; pass --force-new to discard"):
+        record.claim(str(tmp_path), run, files, force_new=False)
+    written = record.claim(str(tmp_path), run, files, force_new=True)
+    assert record.read_record(str(tmp_path)) == written == {**run, "files": files}
+    assert not (tmp_path / "helmet" / "nq_8k.eval.jsonl").exists()  # discarded, to be predicted anew
+
+
 # -- declarations, judges, tables -----------------------------------------------------------------------
 
 

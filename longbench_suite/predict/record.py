@@ -201,7 +201,12 @@ def claim(output_dir: str, record: Mapping[str, Any], files: Mapping[str, str], 
     where = os.path.join(output_dir, RUN_FILE)
     way_out = "resume with the same options, pass --force-new to discard its predictions and start over, "
     way_out += "or give a new --output"
-    existing = read_record(output_dir)
+    try:
+        existing = read_record(output_dir)
+    except PredictionError as exc:
+        if not force_new:
+            raise PredictionError(f"{exc}; pass --force-new to discard it and start over") from None
+        existing = None  # only the files about to be written, and the results, are known to remove
     if force_new:
         listed = existing.get("files", {}).values() if existing else ()
         for relative in {*listed, *files.values(), *REPORTS}:
