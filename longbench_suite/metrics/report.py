@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..errors import GenerationError, describe
+from ..errors import GenerationError, SuiteError, describe
 from .base import Judges
 from .scoring import ScoreResult
 
@@ -26,6 +26,8 @@ class _Reported:
     def __call__(self, *args):
         try:
             return self.judge(*args)
+        except SuiteError:  # already one line (a missing package)
+            raise
         except Exception as exc:  # the openai client's errors, or a reply without choices
             raise GenerationError(
                 f"{self.what} failed: {describe(exc)}; the predictions are kept: run the same command "
