@@ -136,16 +136,30 @@ def _parser() -> argparse.ArgumentParser:
     p = commands.add_parser(
         "score", help="score predictions with the benchmark's official metrics, printing a table"
     )
-    p.add_argument("configs", nargs="+", metavar="CONFIG", help="config names, e.g. nq_8k or helmet/nq_8k")
+    p.add_argument(
+        "configs",
+        nargs="*",
+        metavar="CONFIG",
+        help="config names, e.g. nq_8k or helmet/nq_8k (with --predictions DIR: default every config of "
+        "the run)",
+    )
     p.add_argument(
         "--predictions",
         nargs="+",
         required=True,
-        metavar="FILE",
-        help='JSON Lines, one file per CONFIG in the same order; each line {"index": row, "prediction": '
-        'str} or {"query_id": id, "prediction": str} (query_id only where it is unique in the split)',
+        metavar="FILE|DIR",
+        help="a predict --output folder (its run.json says the configs, split and build options), or "
+        'JSON Lines files, one per CONFIG in the same order; each line {"index": row, "prediction": str} or '
+        '{"query_id": id, "prediction": str} (query_id only where it is unique in the split)',
     )
-    p.add_argument("--split", default="eval", help="the split the predictions are for (default: eval)")
+    p.add_argument(
+        "--split", help="the split the predictions are for (default: eval, or the one run.json records)"
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="score predictions of the first N rows only (predict --limit N), marked 'partial (N of M rows)'",
+    )
     p.add_argument("--output", help="also write the results (with per-row scores) as JSON to FILE")
     p.add_argument(
         "--by",
@@ -192,18 +206,35 @@ def _parser() -> argparse.ArgumentParser:
         "--max-retries", type=int, default=8, help="retries of a request on 429, 5xx, timeouts, resets (8)"
     )
     p.add_argument("--timeout", type=float, default=600.0, help="seconds one request may take (600)")
-    p.add_argument("--split", default="eval", help="the split to predict (default: eval)")
+    p.add_argument("--split", default="eval", help="the split to predict, a whole one (default: eval)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help="only the first N rows of the split, in its order (a smoke run; a partial split)",
+    )
     p.add_argument(
         "--output",
         default="predictions",
         metavar="DIR",
-        help="where predictions go, as DIR/<benchmark>/<config>.<split>.jsonl; a file left by an "
-        "interrupted run is resumed (default: predictions)",
+        help="where predictions go, as DIR/<benchmark>/<config>.<split>.jsonl, with DIR/run.json recording "
+        "the model and options; a file left by an interrupted run is resumed under the same options "
+        "(default: predictions)",
+    )
+    p.add_argument(
+        "--force-new",
+        action="store_true",
+        help="discard the predictions and results already in DIR (made with other options) and start over",
     )
     p.add_argument(
         "--score",
         action="store_true",
         help="then score: DIR/results.md (tables as each benchmark reports them), results.json, scores.png",
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="with --score and --limit: score the partial split, marked 'partial (N of M rows)'",
     )
     p.add_argument("--no-plot", action="store_true", help="with --score: no PNG (needs no matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
@@ -422,43 +453,90 @@ def _cmd_score(args) -> int:
     from .metrics.predictions import align_predictions
     from .metrics.report import judges_from, results_json, results_table, summary_table
     from .metrics.scoring import load_rows, summary_names
+    from .predict import record as run_record
+    from .predict.run import check_split_name
 
-    if len(args.predictions) != len(args.configs):
-        given = f"{len(args.configs)} CONFIG but {len(args.predictions)} --predictions files"
-        raise SystemExit(f"longbench-suite score: {given}; give one predictions file per config")
-    records = [read_predictions(path) for path in args.predictions]  # bad files fail before any build
+    options, record = _source_kwargs(args), None
+    if len(args.predictions) == 1 and os.path.isdir(args.predictions[0]):
+        configs, paths, split, options, record = _recorded_run(args, options)
+    else:
+        configs, paths, split = args.configs, args.predictions, args.split or "eval"
+        if len(paths) != len(configs):
+            given = f"{len(configs)} CONFIG but {len(paths)} --predictions files"
+            raise SystemExit(
+                f"longbench-suite score: {given}; give one predictions file per config, or a predict "
+                "output folder"
+            )
+    check_split_name(split)
+    records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
-    builders = _prepared_builders(args)
+    builders = [api.get_builder(name, **options) for name in configs]
+    for builder in builders:
+        api.check_splits(builder, split)
+    if record is not None:
+        run_record.check_identities(record, options, builders, os.path.join(args.predictions[0], "run.json"))
+    api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
     results = []
-    for builder, path, lines in zip(builders, args.predictions, records, strict=True):
-        rows = load_rows(api.prepared(builder, args.split))
-        predictions = align_predictions(lines, [str(r["query_id"]) for r in rows], path)
+    for builder, path, lines in zip(builders, paths, records, strict=True):
+        rows = load_rows(api.prepared(builder, split))
+        query_ids = [str(r["query_id"]) for r in rows]
+        predictions = align_predictions(lines, query_ids, path, allow_partial=args.allow_partial)
         task, length = builder.config.task, builder.config.length
-        results.append(
-            score_task(
-                builder.BENCHMARK.name,
-                task.name,
-                rows,
-                predictions,
-                length=length,
-                split=args.split,
-                config=f"{builder.BENCHMARK.name}/{builder.config.name}",
-                mode=args.mode,
-                judges=judges,
-                by=columns,
-            )
+        result = score_task(
+            builder.BENCHMARK.name,
+            task.name,
+            rows[: len(predictions)],
+            predictions,
+            length=length,
+            split=split,
+            config=f"{builder.BENCHMARK.name}/{builder.config.name}",
+            mode=args.mode,
+            judges=judges,
+            by=columns,
         )
+        result.split_rows = len(rows)
+        results.append(result)
     print(results_table(results))
     summary = {by: summarize(results, by) for by in summaries}
     for by, tables in summary.items():
         print()
         print(summary_table(by, tables))
     if args.output:
-        results_json(results, summary, args.output)
+        results_json(results, summary, args.output, run=run_record.without_files(record))
         print(f"\nwrote {args.output}")
     return 0
+
+
+def _recorded_run(args, given: dict):
+    """What ``score --predictions DIR`` scores: the configs, files, split and build options DIR/run.json
+    records (options given must agree with them)."""
+    from . import registry
+    from .errors import OptionError
+    from .predict import record as run_record
+
+    folder = args.predictions[0]
+    source = os.path.join(folder, run_record.RUN_FILE)
+    record = run_record.read_record(folder)
+    if record is None:
+        raise OptionError(
+            f"--predictions {folder}: a folder without {run_record.RUN_FILE} (not a predict --output "
+            "folder); give the predictions files, one per CONFIG"
+        )
+    files = run_record.expected_files(record, folder, source)
+    configs = list(files)
+    if args.configs:
+        configs = ["/".join(registry.resolve(name)) for name in args.configs]
+        for config in (c for c in configs if c not in files):
+            raise OptionError(f"{source}: the run has no predictions of {config} (it has {', '.join(files)})")
+    if args.split is not None and args.split != record["split"]:
+        raise run_record.RunMismatchError(
+            f"{source}: --split is {args.split!r} but the run recorded {record['split']!r}; leave it out "
+            "to use the recorded one"
+        )
+    options = run_record.score_options(record, given, source)
+    return configs, [files[c] for c in configs], record["split"], options, record
 
 
 def _cmd_predict(args) -> int:
@@ -505,7 +583,10 @@ def _run_predict(args, predict, judges):
         max_retries=args.max_retries,
         timeout=args.timeout,
         split=args.split,
+        limit=args.limit,
+        force_new=args.force_new,
         score=args.score,
+        allow_partial=args.allow_partial,
         judges=judges,
         plot=not args.no_plot,
         progress=False if args.no_progress else None,

@@ -63,6 +63,7 @@ from longbench_suite.source.samples import RECORDS_NAME
 from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
+from tests.support.fake_openai import FakeOpenAI
 from tests.support.http_mirror import Fault, MirrorServer
 
 HELMET = "helmet/hotpotqa_8k"
@@ -636,6 +637,18 @@ FAULT_CLASSES = {
         "test_downloads.py::test_a_killed_download_resumes_from_its_partial_file",
         "test_downloads.py::test_a_partial_file_of_another_version_is_not_resumed",
     ],
+    "predict": [
+        "test_faults.py::test_predict_a_200_reply_that_is_not_json",
+        "test_faults.py::test_predict_a_200_reply_without_choices",
+        "test_faults.py::test_predict_a_lone_surrogate_in_an_answer",
+        "test_faults.py::test_predict_disk_full_mid_run",
+        "test_faults.py::test_predict_read_only_output_mid_run",
+        "test_faults.py::test_predict_on_a_real_full_disk_then_read_only_then_writable",
+        "test_faults.py::test_score_a_judge_endpoint_that_refuses_connections",
+        "test_faults.py::test_score_a_predictions_file_with_a_byte_that_is_not_utf8",
+        "test_predict.py::test_resuming_with_other_options_is_refused_naming_both",
+        "test_predict.py::test_a_predictions_file_no_record_covers_is_not_resumed",
+    ],
 }
 
 
@@ -1009,3 +1022,229 @@ def test_a_read_only_cache_serves_the_builds_it_holds(
 
 def _read_only_write(path: str, text: str) -> None:
     raise OSError(errno.EROFS, "Read-only file system", path)
+
+
+# -- predict and score ----------------------------------------------------------------------------------
+#
+# A model server, the output folder or a predictions file at fault. Each case: one line naming the
+# server, file or row; the rows finished before it stay in the predictions file; once the fault is gone,
+# the same call again asks only the missing rows and ends with the bytes of an uninterrupted run.
+
+PREDICT_ROWS = 24
+
+
+def _uninterrupted(tmp_path) -> bytes:
+    from longbench_suite.predict import predict_split
+    from tests.test_predict import QASPER, backend, gold, raw, rows_of
+
+    rows = rows_of(PREDICT_ROWS, chat=True)
+    path = str(tmp_path / "uninterrupted.jsonl")
+    with FakeOpenAI(gold(rows)) as server:
+        predict_split(QASPER, rows, backend(server), path, progress=False)
+    return raw(path)
+
+
+def _fault_then_resume(tmp_path, break_run, names: str, error=None, answer=None) -> None:
+    """``break_run(server)`` breaks the run (and returns what undoes it, or ``None``); the run fails
+    with ``error`` whose one line matches ``names``; the finished rows are kept; a rerun completes."""
+    from longbench_suite.errors import GenerationError
+    from longbench_suite.predict import predict_split
+    from tests.test_predict import QASPER, backend, gold, lines, raw, rows_of
+
+    rows = rows_of(PREDICT_ROWS, chat=True)
+    path = str(tmp_path / "p.jsonl")
+    with FakeOpenAI(answer or gold(rows)) as server:
+        undo = break_run(server, path) or (lambda: None)
+        try:
+            with pytest.raises(error or GenerationError) as raised:
+                predict_split(QASPER, rows, backend(server, max_retries=0), path, progress=False)
+        finally:
+            undo()
+        message = str(raised.value)
+        assert "\n" not in message and re.search(names, message), message
+        kept = raw(path).split(b"\n")[:-1]  # whole lines (a write cut short leaves a partial last one)
+        assert 1 <= len(kept) < PREDICT_ROWS
+        server.prompt_faults = {}
+        asked = len(server.requests)
+        predict_split(QASPER, rows, backend(server), path, progress=False)
+        assert len(server.requests) - asked == PREDICT_ROWS - len(kept)  # the finished rows are not asked
+    assert [r["index"] for r in lines(path)] == list(range(PREDICT_ROWS))
+    assert raw(path) == _uninterrupted(tmp_path)
+
+
+def _server_fault(kind: str):
+    def break_run(server, path):
+        server.prompt_faults = {"Question 9:": (kind, 1)}
+
+    return break_run
+
+
+def test_predict_a_200_reply_that_is_not_json(tmp_path):
+    names = rf"{SERVED}v1: row 9 \(query_id q009\): the server's reply is not JSON \(JSONDecodeError"
+    _fault_then_resume(tmp_path, _server_fault("malformed"), names)
+
+
+def test_predict_a_200_reply_without_choices(tmp_path):
+    names = rf"{SERVED}v1: row 9 \(query_id q009\): the server's reply has no 'choices'"
+    _fault_then_resume(tmp_path, _server_fault("no-choices"), names)
+
+
+def test_predict_a_lone_surrogate_in_an_answer(tmp_path):
+    from tests.test_predict import gold, rows_of
+
+    right, broken = gold(rows_of(PREDICT_ROWS, chat=True)), {"on": True}
+
+    def answer(prompt: str) -> str:  # sent as the JSON escape \ud800, which a client decodes as is
+        return "bad \ud800 text" if broken["on"] and prompt.startswith("Question 9:") else right(prompt)
+
+    def break_run(server, path):
+        return lambda: broken.update(on=False)
+
+    names = rf"fake-model at {SERVED}v1: row 9 \(query_id q009\): the reply holds a lone surrogate"
+    _fault_then_resume(tmp_path, break_run, names, answer=answer)
+
+
+def _failing_writes(errno_value: int, after_lines: int):
+    """``os.write`` (the journal's one write per line) failing on the predictions file once it holds
+    ``after_lines`` lines: the line after them gets 10 bytes in, as a disk that fills up mid-write."""
+
+    def break_run(server, path):
+        real = os.write
+        written = {"lines": 0}
+
+        def write(fd, data):
+            if os.path.realpath(f"/proc/self/fd/{fd}") != os.path.realpath(path):
+                return real(fd, data)
+            if written["lines"] >= after_lines:
+                if errno_value == errno.ENOSPC and written["lines"] == after_lines:
+                    written["lines"] += 0.5
+                    return real(fd, bytes(data[:10]))
+                raise OSError(errno_value, os.strerror(errno_value))
+            written["lines"] += 1
+            return real(fd, data)
+
+        patch = pytest.MonkeyPatch()
+        patch.setattr(os, "write", write)
+        return patch.undo
+
+    return break_run
+
+
+def test_predict_disk_full_mid_run(tmp_path):
+    """ENOSPC from the write of a line (simulated at ``os.write``; see also the tmpfs case below)."""
+    names = r"cannot write predictions \S+p\.jsonl: OSError: \[Errno 28\] No space left on device; the 5 rows"
+    _fault_then_resume(tmp_path, _failing_writes(errno.ENOSPC, 5), names, error=StorageError)
+
+
+def test_predict_read_only_output_mid_run(tmp_path):
+    names = r"cannot write predictions \S+p\.jsonl: OSError: \[Errno 30\] Read-only file system; the 5 rows"
+    _fault_then_resume(tmp_path, _failing_writes(errno.EROFS, 5), names, error=StorageError)
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 12 KiB tmpfs (root only, where mounting works): a real full disk and a real read-only folder."""
+    where = tmp_path / "tmpfs"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=12k", "tmpfs", str(where)], capture_output=True
+    ).returncode:
+        pytest.skip("mounting a tmpfs needs root")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+def test_predict_on_a_real_full_disk_then_read_only_then_writable(small_tmpfs, tmp_path):
+    from longbench_suite.predict import predict_split
+    from tests.test_predict import QASPER, backend, gold, lines, raw, rows_of
+
+    rows = rows_of(200, chat=True)
+    path = str(small_tmpfs / "p.jsonl")
+    straight = str(tmp_path / "straight.jsonl")
+    with FakeOpenAI(gold(rows)) as server:
+        predict_split(QASPER, rows, backend(server), straight, progress=False)
+        with pytest.raises(StorageError, match=r"^cannot write predictions \S+p\.jsonl: .*Errno 28.*kept"):
+            predict_split(QASPER, rows, backend(server), path, progress=False)
+        kept = raw(path).split(b"\n")[:-1]  # whole lines; the disk may have cut the last one short
+        assert 0 < len(kept) < len(rows)
+        remount = ["mount", "-o", "remount,ro", str(small_tmpfs)]
+        subprocess.run(remount, check=True)
+        with pytest.raises(StorageError, match=r"^cannot write predictions \S+p\.jsonl: .*Errno 30"):
+            predict_split(QASPER, rows, backend(server), path, progress=False)
+        subprocess.run(["mount", "-o", "remount,rw,size=1m", str(small_tmpfs)], check=True)
+        predict_split(QASPER, rows, backend(server), path, progress=False)
+    assert [r["index"] for r in lines(path)] == list(range(len(rows)))
+    assert raw(path) == raw(straight)
+
+
+@pytest.fixture(scope="module")
+def predict_demo(tmp_path_factory):
+    from longbench_suite.demo import offline_options
+
+    options = offline_options(str(tmp_path_factory.mktemp("predict-faults")))
+    flags = ["--mirror", options["mirror"], "--tokenizer", options["tokenizer"]]
+    flags += ["--pretruncation-tokenizer", options["pretruncation_tokenizer"]]
+    return options, [*flags, "--cache-dir", options["cache_dir"], "--no-progress"]
+
+
+def _gold_answers(config: str, options: dict) -> dict[str, str]:
+    from longbench_suite.training.formats import user_turn
+
+    rows = load_dataset("longbench_suite", config, split="eval", **options)
+    return {user_turn(r) if r["use_chat_template"] else r["input"]: r["output"] for r in rows}
+
+
+def test_score_a_judge_endpoint_that_refuses_connections(predict_demo, tmp_path, capsys):
+    """HELMET NarrativeQA's headline is the LLM judge's: its server down is one line, after every
+    prediction is written; the same command again asks the model nothing and scores."""
+    import socket
+
+    from longbench_suite import cli
+
+    options, flags = predict_demo
+    config, out = "helmet/narrativeqa_8k", tmp_path / "out"
+    answers = _gold_answers(config, options)
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    with FakeOpenAI(answers.__getitem__) as model:
+        argv = ["predict", config, "--endpoint", model.url, "--model", "m", "--output", str(out), *flags]
+        argv += ["--limit", "4", "--score", "--allow-partial", "--no-plot", "--judge-model", "j"]
+        assert cli.main([*argv, "--judge-endpoint", closed]) == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]  # after the datasets progress bars
+        judge_down = rf"^longbench-suite: error: the LLM judge 'j' at {re.escape(closed)} failed: .*Connect"
+        assert re.search(judge_down, err), err
+        predictions = out / "helmet" / "narrativeqa_8k.eval.jsonl"
+        assert len(predictions.read_bytes().splitlines()) == 4  # every prediction written, and kept
+        asked = len(model.requests)
+        with FakeOpenAI(lambda prompt: "Score: 3") as judge:
+            assert cli.main([*argv, "--judge-endpoint", judge.url]) == 0
+        assert len(model.requests) == asked and judge.requests
+    (result,) = json.loads((out / "results.json").read_text())["results"]
+    assert result["partial"] and result["rows"] == 4 and result["not_computed"] == {}
+
+
+def test_score_a_predictions_file_with_a_byte_that_is_not_utf8(predict_demo, tmp_path, capsys):
+    from longbench_suite import cli
+
+    options, flags = predict_demo
+    config = "helmet/json_kv_8k"
+    rows = load_dataset("longbench_suite", config, split="eval", **options)
+    good = b"".join(
+        json.dumps({"index": i, "prediction": r["output"]}).encode() + b"\n" for i, r in enumerate(rows)
+    )
+    path = tmp_path / "p.jsonl"
+    broken = good.replace(b'"prediction": "', b'"prediction": "\xff', 1)
+    path.write_bytes(broken)
+    capsys.readouterr()
+    argv = ["score", config, "--predictions", str(path), "--output", str(tmp_path / "s.json"), *flags[:-1]]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()  # the file is read before anything is built
+    assert "\n" not in err and re.search(rf"{re.escape(str(path))}, line 1: not UTF-8 text \(byte 0xff", err)
+    assert path.read_bytes() == broken  # the user's file is left as it is
+    path.write_bytes(good)
+    assert cli.main(argv) == 0
+    (result,) = json.loads((tmp_path / "s.json").read_text())["results"]
+    assert all(v == pytest.approx(100.0) for v in result["headline"].values())

@@ -388,6 +388,212 @@ def test_the_example_script_builds_predicts_and_scores(demo_options, tmp_path, c
     assert "| tsort | 100.00 |" in capsys.readouterr().out
 
 
+# -- the run record, --limit, partial splits ------------------------------------------------------------
+
+TSORT_2K = "adaleval/tsort_2k"  # 20 eval rows in the sandbox, chat mode
+
+
+def _flags(demo_options) -> list[str]:
+    flags = ["--mirror", demo_options["mirror"], "--tokenizer", demo_options["tokenizer"]]
+    return [*flags, "--cache-dir", demo_options["cache_dir"], "--no-progress"]
+
+
+def _gold_server(demo_options, config: str = TSORT_2K) -> FakeOpenAI:
+    from longbench_suite import load_dataset
+
+    return FakeOpenAI(gold(list(load_dataset("longbench_suite", config, split="eval", **demo_options))))
+
+
+def _last_error(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()  # datasets' progress bars come first
+    return err[-1] if err else ""
+
+
+def test_resuming_with_other_options_is_refused_naming_both(demo_options, tmp_path, capsys):
+    """A file half-written by --model m1 is never finished by m2: the resume is one line naming both
+    models, the file is left as it was; --force-new discards it and m2 answers every row."""
+    out = tmp_path / "out"
+    path = out / "adaleval" / "tsort_2k.eval.jsonl"
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--output", str(out), *_flags(demo_options)]
+        server.faults = {5: "500"}  # the sixth request fails: m1's run stops there
+        assert cli.main([*argv, "--model", "m1", "--max-retries", "0", "--concurrency", "1"]) == 2
+        half = raw(path)
+        assert 0 < len(half.splitlines()) < 20
+        record = json.loads((out / "run.json").read_text())
+        assert (record["model"], record["files"]) == ("m1", {TSORT_2K: "adaleval/tsort_2k.eval.jsonl"})
+        capsys.readouterr()
+        asked = len(server.requests)
+        assert cli.main([*argv, "--model", "m2"]) == 2
+        assert _last_error(capsys) == (
+            f'longbench-suite: error: {out}/run.json: --model is "m2" but the run recorded "m1"; resume '
+            "with the same options, pass --force-new to discard its predictions and start over, or give "
+            "a new --output"
+        )
+        assert cli.main([*argv, "--model", "m1", "--tokenizer", "chars"]) == 2
+        recorded = demo_options["tokenizer"]
+        assert f'--tokenizer is "chars" but the run recorded "{recorded}"' in _last_error(capsys)
+        assert len(server.requests) == asked and raw(path) == half  # nothing asked, nothing written
+        assert cli.main([*argv, "--model", "m2", "--force-new"]) == 0
+        models = {r["body"]["model"] for r in server.requests[asked:]}
+    assert models == {"m2"} and len(server.requests) - asked == 20
+    assert json.loads((out / "run.json").read_text())["model"] == "m2"
+    assert [r["index"] for r in lines(path)] == list(range(20))
+
+
+def test_a_predictions_file_no_record_covers_is_not_resumed(demo_options, tmp_path, capsys):
+    out = tmp_path / "out"
+    path = out / "adaleval" / "tsort_2k.eval.jsonl"
+    path.parent.mkdir(parents=True)
+    old = b'{"index": 0, "query_id": "x", "prediction": "made by whom?", "output_tokens": 3}\n'
+    path.write_bytes(old)
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        assert cli.main([*argv, *_flags(demo_options)]) == 2
+        assert _last_error(capsys).endswith(
+            f"{path}: predictions of {TSORT_2K} that {out}/run.json does not cover (made by another run or "
+            "version, with options unknown); pass --force-new to discard them and start over, or give a "
+            "new --output"
+        )
+        assert raw(path) == old and not server.requests
+        assert cli.main([*argv, *_flags(demo_options), "--force-new"]) == 0
+    assert len(lines(path)) == 20
+
+
+def test_limit_predicts_the_first_rows_and_scores_them_only_when_allowed(demo_options, tmp_path, capsys):
+    from longbench_suite import load_dataset
+
+    rows = load_dataset("longbench_suite", TSORT_2K, split="eval", **demo_options)
+    out = tmp_path / "out"
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        argv += [*_flags(demo_options), "--limit", "3"]
+        capsys.readouterr()
+        assert cli.main([*argv, "--score"]) == 2
+        assert _last_error(capsys) == (
+            f"longbench-suite: error: --limit 3: {TSORT_2K}: 3 of 20 rows (a partial split) is scored only "
+            "with --allow-partial (and then marked partial); leave out --score for a smoke run"
+        )
+        assert not server.requests and not out.exists()  # refused before anything is asked or written
+        assert cli.main([*argv, "--score", "--allow-partial", "--no-plot"]) == 0
+        assert len(server.requests) == 3
+    predictions = lines(out / "adaleval" / "tsort_2k.eval.jsonl")  # the split's name, not a slice's
+    assert [p["query_id"] for p in predictions] == rows["query_id"][:3]  # the first rows, in split order
+    record = json.loads((out / "run.json").read_text())
+    assert (record["split"], record["limit"]) == ("eval", 3)
+    results = json.loads((out / "results.json").read_text())
+    (entry,) = results["results"]
+    assert (entry["rows"], entry["split_rows"], entry["partial"]) == (3, 20, True)
+    assert len(entry["row_scores"]) == 3
+    assert results["run"] == {k: v for k, v in record.items() if k != "files"}
+    markdown = (out / "results.md").read_text()
+    assert "| tsort | 100.00 partial (3 of 20 rows) |" in markdown
+    assert "partial (3 of 20 rows)" in capsys.readouterr().out  # the printed table too
+
+    # score DIR: the run record says the rest; the partial split again needs the flag
+    capsys.readouterr()
+    assert cli.main(["score", "--predictions", str(out)]) == 2
+    assert "predictions of the first 3 of 20 rows only (a partial split); score it with --allow-partial" in (
+        _last_error(capsys)
+    )
+    written = str(tmp_path / "s.json")
+    assert cli.main(["score", "--predictions", str(out), "--allow-partial", "--output", written]) == 0
+    scored = json.loads((tmp_path / "s.json").read_text())
+    assert scored["run"] == results["run"] and scored["results"][0]["headline"] == entry["headline"]
+    assert scored["results"][0]["partial"] is True
+
+
+@pytest.mark.parametrize(
+    "split, hint", [("eval[:5]", "--split eval --limit 5"), ("eval[10:20]", "--split NAME --limit N")]
+)
+def test_a_slice_of_a_split_is_refused_in_favour_of_limit(split, hint, tmp_path, capsys):
+    argv = ["predict", "nq_8k", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]
+    assert cli.main([*argv, "--split", split, "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"--split {split!r}: predictions are made for a whole split" in err
+    assert err.endswith(f"for its first rows use {hint}") and not (tmp_path / "out").exists()
+    assert cli.main(["score", "nq_8k", "--predictions", "p.jsonl", "--split", split]) == 2
+    assert "for its first rows use" in capsys.readouterr().err
+
+
+def test_score_a_run_folder_needs_nothing_else_and_refuses_contradicting_options(
+    demo_options, tmp_path, capsys
+):
+    out = tmp_path / "out"
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        assert cli.main([*argv, *_flags(demo_options)]) == 0
+    capsys.readouterr()
+    assert cli.main(["score", "--predictions", str(out)]) == 0  # no config, no build option
+    assert f"{TSORT_2K}  eval   20    accuracy*     100.00" in capsys.readouterr().out
+    assert cli.main(["score", TSORT_2K, "--predictions", str(out), "--tokenizer", "chars"]) == 2
+    assert _last_error(capsys) == (
+        f'longbench-suite: error: {out}/run.json: --tokenizer is "chars" but the run recorded '
+        f'"{demo_options["tokenizer"]}"; leave it out to use the recorded one'
+    )
+    assert cli.main(["score", "--predictions", str(out), "--split", "dev"]) == 2
+    assert "--split is 'dev' but the run recorded 'eval'" in _last_error(capsys)
+    assert cli.main(["score", "nq_8k", "--predictions", str(out)]) == 2
+    assert _last_error(capsys).endswith(f"the run has no predictions of helmet/nq_8k (it has {TSORT_2K})")
+    # the same option, spelled as a relative path, is no contradiction
+    relative = os.path.relpath(demo_options["tokenizer"])
+    assert cli.main(["score", "--predictions", str(out), "--tokenizer", relative]) == 0
+
+
+def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, capsys):
+    import shutil
+
+    tokenizer = tmp_path / "tok" / "tokenizer.json"
+    tokenizer.parent.mkdir()
+    shutil.copy(demo_options["tokenizer"], tokenizer)
+    out = tmp_path / "out"
+    options = {**demo_options, "tokenizer": str(tokenizer)}
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        assert cli.main([*argv, *_flags(options)]) == 0
+    recorded = json.loads((out / "run.json").read_text())["build"]["tokenizer_identity"]
+    data = json.loads(tokenizer.read_text())
+    data["normalizer"] = {"type": "Lowercase"}  # still a tokenizer, another one
+    tokenizer.write_text(json.dumps(data))
+    capsys.readouterr()
+    assert cli.main(["score", "--predictions", str(out)]) == 2
+    err = _last_error(capsys)
+    assert "--tokenizer's identity is" in err and f'the run recorded "{recorded}"' in err, err
+
+
+def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_score(tmp_path):
+    from longbench_suite.errors import OptionError
+    from longbench_suite.fit.tokenizers import load_tokenizer
+    from longbench_suite.predict import record
+
+    given = {"tokenizer": load_tokenizer("chars"), "max_input_tokens": 100, "cache_dir": None, "demo": False}
+    build = record.build_record(given)
+    assert build == {"max_input_tokens": 100, "tokenizer_object": "CharCounter"}  # defaults left out
+    run = record.run_record(model="m", backend="openai", endpoint=None, split="eval", limit=None, build=build)
+    json.dumps(run)  # a record is JSON, whatever was given
+    with pytest.raises(OptionError, match=r"x/run.json: the run's tokenizer was a Python CharCounter object"):
+        record.score_options(run, {}, "x/run.json")
+    with pytest.raises(record.RunMismatchError, match=r"--max-input-tokens is 200 but the run recorded 100"):
+        record.score_options(run, {"tokenizer": "chars", "max_input_tokens": 200}, "x/run.json")
+    given = {"tokenizer": "chars", "max_input_tokens": 100, "cache_dir": str(tmp_path)}
+    assert record.score_options(run, given, "x/run.json") == given
+
+
+def test_a_run_record_that_does_not_read_is_one_line_and_force_new_replaces_it(tmp_path):
+    from longbench_suite.predict import record
+
+    (tmp_path / "run.json").write_bytes(b'{"format": 1, "mod')
+    (tmp_path / "helmet").mkdir()
+    (tmp_path / "helmet" / "nq_8k.eval.jsonl").write_text("{}\n")
+    run = record.run_record(model="m", backend="openai", endpoint=None, split="eval", limit=None, build={})
+    files = {"helmet/nq_8k": "helmet/nq_8k.eval.jsonl"}
+    with pytest.raises(PredictionError, match=r"run\.json: JSONDecodeError.*; pass --force-new to discard"):
+        record.claim(str(tmp_path), run, files, force_new=False)
+    written = record.claim(str(tmp_path), run, files, force_new=True)
+    assert record.read_record(str(tmp_path)) == written == {**run, "files": files}
+    assert not (tmp_path / "helmet" / "nq_8k.eval.jsonl").exists()  # discarded, to be predicted anew
+
+
 # -- declarations, judges, tables -----------------------------------------------------------------------
 
 

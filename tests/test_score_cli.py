@@ -39,7 +39,12 @@ def test_predictions_by_index_and_by_unique_query_id():
 @pytest.mark.parametrize(
     ("records", "message"),
     [
-        ([{"index": 0, "prediction": "x"}], r"3 of 4 rows have no prediction, e\.g\. index 1 \(b\)"),
+        ([{"index": 1, "prediction": "x"}], r"3 of 4 rows have no prediction, e\.g\. index 0 \(a\)"),
+        (
+            [{"index": 0, "prediction": "x"}],
+            r"preds\.jsonl: predictions of the first 1 of 4 rows only \(a partial split\); score it with "
+            r"--allow-partial",
+        ),
         ([{"index": 4, "prediction": "x"}], r"line 1: index 4 is not a row of the split \(it has 4 rows\)"),
         ([{"query_id": "zz", "prediction": "x"}], r"line 1: query_id 'zz' is not in the split"),
         ([{"query_id": "b", "prediction": "x"}], r"line 1: query_id 'b' is ambiguous: 2 rows .*indices 1, 2"),
@@ -57,6 +62,17 @@ def test_predictions_by_index_and_by_unique_query_id():
 def test_every_mismatch_is_an_error(records, message):
     with pytest.raises(PredictionError, match=message):
         align_predictions(lines(*records), QIDS, "preds.jsonl")
+
+
+def test_a_partial_split_is_its_first_rows_and_is_scored_only_when_allowed():
+    first_two = lines({"index": 1, "prediction": "p1"}, {"query_id": "a", "prediction": "p0"})
+    assert align_predictions(first_two, QIDS, allow_partial=True) == ["p0", "p1"]
+    with pytest.raises(PredictionError, match=r"first 2 of 4 rows only \(a partial split\)"):
+        align_predictions(first_two, QIDS)
+    # rows left out anywhere but at the end are no partial split: allowed or not, an error
+    gap = lines({"index": 0, "prediction": "p0"}, {"index": 2, "prediction": "p2"})
+    with pytest.raises(PredictionError, match=r"2 of 4 rows have no prediction, e\.g\. index 1 \(b\)"):
+        align_predictions(gap, QIDS, allow_partial=True)
 
 
 # -- end to end -----------------------------------------------------------------------------------
@@ -133,7 +149,8 @@ def test_cli_scores_a_helmet_rag_config(built, tmp_path, capsys):
     expected = _expected_subem(rows, predictions)
     assert 0 < expected < 100
     assert config["headline"] == {"substring_exact_match": pytest.approx(expected)}
-    assert config["n_rows"] == len(rows) == 600 and len(config["rows"]) == 600
+    assert config["rows"] == config["split_rows"] == len(rows) == 600 and config["partial"] is False
+    assert len(config["row_scores"]) == 600 and result["run"] is None  # files, not a predict folder
     depths = config["groups"]["depth"]
     assert sorted(depths) == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
     assert result["summary"]["category"]["helmet"]["8k"]["RAG"] == pytest.approx(expected)

@@ -20,8 +20,15 @@ def read_predictions(path: str) -> list[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line."""
     records = []
     try:
-        with open(path, encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
+        with open(path, "rb") as f:
+            for number, raw in enumerate(f, start=1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise PredictionError(
+                        f"{path}, line {number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column "
+                        f"{exc.start + 1}); a predictions file is JSON Lines in UTF-8"
+                    ) from None
                 if not line.strip():
                     continue
                 try:
@@ -68,9 +75,16 @@ def _row_of(record: Mapping, where: str, query_rows: Mapping[str, list[int]], n_
 
 
 def align_predictions(
-    records: Iterable[tuple[int, Mapping]], query_ids: Sequence[str], source: str = "predictions"
+    records: Iterable[tuple[int, Mapping]],
+    query_ids: Sequence[str],
+    source: str = "predictions",
+    *,
+    allow_partial: bool = False,
 ) -> list[str]:
-    """The predictions in row order; every row exactly once or a :class:`PredictionError`."""
+    """The predictions in row order; every row exactly once or a :class:`PredictionError`.
+
+    Predictions of the first N rows only (``predict --limit N``) are a partial split: refused, saying
+    so, unless ``allow_partial``, which returns those N. Any other row left out is an error."""
     query_rows: dict[str, list[int]] = {}
     for i, qid in enumerate(query_ids):
         query_rows.setdefault(str(qid), []).append(i)
@@ -90,6 +104,14 @@ def align_predictions(
         first_line[index] = number
         predictions[index] = record["prediction"]
     missing = [i for i, p in enumerate(predictions) if p is None]
+    first = len(query_ids) - len(missing)
+    if missing and first and missing == list(range(first, len(query_ids))):
+        if allow_partial:
+            return predictions[:first]  # type: ignore[return-value]
+        raise PredictionError(
+            f"{source}: predictions of the first {first} of {len(query_ids)} rows only (a partial split); "
+            "score it with --allow-partial (it is then marked partial), or predict every row"
+        )
     if missing:
         shown = ", ".join(f"{i} ({query_ids[i]})" for i in missing[:_SHOWN])
         raise PredictionError(

@@ -7,8 +7,32 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import GenerationError, SuiteError, describe
 from .base import Judges
 from .scoring import ScoreResult
+
+
+def partial_label(result: ScoreResult) -> str:
+    """How every table marks a config scored on the first rows of its split only."""
+    return f"partial ({result.n_rows} of {result.split_rows} rows)"
+
+
+class _Reported:
+    """A judge whose failures (a server down, a reply without an answer) are one line naming it."""
+
+    def __init__(self, judge, what: str) -> None:
+        self.judge, self.what = judge, what
+
+    def __call__(self, *args):
+        try:
+            return self.judge(*args)
+        except SuiteError:  # already one line (a missing package)
+            raise
+        except Exception as exc:  # the openai client's errors, or a reply without choices
+            raise GenerationError(
+                f"{self.what} failed: {describe(exc)}; the predictions are kept: run the same command "
+                "again once it answers"
+            ) from None
 
 
 def judges_from(
@@ -26,7 +50,10 @@ def judges_from(
 
     nli = None
     if nli_endpoint:
-        nli = EndpointNLIJudge(model=nli_model or AUTOAIS_MODEL, base_url=nli_endpoint, api_key=api_key)
+        nli = _Reported(
+            EndpointNLIJudge(model=nli_model or AUTOAIS_MODEL, base_url=nli_endpoint, api_key=api_key),
+            f"the NLI judge at {nli_endpoint}",
+        )
     elif nli_model:
         loaded: list[T5NLIJudge] = []
 
@@ -35,7 +62,12 @@ def judges_from(
                 loaded.append(T5NLIJudge.from_pretrained(nli_model))
             return loaded[0](premise, hypothesis)
 
-    llm = OpenAIJudge(model=judge_model, base_url=endpoint, api_key=api_key) if judge_model else None
+    llm = None
+    if judge_model:
+        llm = _Reported(
+            OpenAIJudge(model=judge_model, base_url=endpoint, api_key=api_key),
+            f"the LLM judge {judge_model!r} at {endpoint or 'OpenAI'}",
+        )
     return Judges(nli=nli, llm=llm)
 
 
@@ -62,7 +94,8 @@ def results_table(results: Sequence[ScoreResult]) -> str:
             value = r.metrics.get(name)
             shown = f"not computed ({r.not_computed[name]})" if name in r.not_computed else _fmt(value)
             mark = "*" if name in r.headline else ""
-            lines.append([r.config, r.split or "", str(r.n_rows), f"{name}{mark}", shown])
+            rows = partial_label(r) if r.partial else str(r.n_rows)
+            lines.append([r.config, r.split or "", rows, f"{name}{mark}", shown])
         for column, groups in r.groups.items():
             for key, metrics in groups.items():
                 for name in r.headline:
@@ -94,7 +127,20 @@ def summary_table(by: str, tables: Mapping[str, Any]) -> str:
     return f"summary by {by}\n" + _table(header, lines) + "\n" + note
 
 
-def results_json(results: Sequence[ScoreResult], summary: Mapping[str, Any], path: str) -> None:
-    payload = {"results": [r.to_dict() for r in results], "summary": summary}
+def result_entry(result: ScoreResult) -> dict[str, Any]:
+    """One config's entry of ``results.json``: ``rows`` scored, ``split_rows`` in the split, ``partial``,
+    and each row's values as ``row_scores``."""
+    entry = result.to_dict()
+    entry["row_scores"] = entry.pop("rows")
+    entry.pop("split_rows")
+    split_rows = result.split_rows if result.split_rows is not None else result.n_rows
+    return {**entry, "rows": result.n_rows, "split_rows": split_rows, "partial": result.partial}
+
+
+def results_json(
+    results: Sequence[ScoreResult], summary: Mapping[str, Any], path: str, run: Mapping | None = None
+) -> None:
+    """``{"run": <the run record, or null>, "results": [...], "summary": ...}``."""
+    payload = {"run": run, "results": [result_entry(r) for r in results], "summary": summary}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(payload, f, ensure_ascii=False, indent=1, allow_nan=False)

@@ -29,7 +29,8 @@ class ScoreResult:
     ``metrics`` are task scores on the benchmark's reported scale (0-100); ``headline`` the ones the
     benchmark reports; ``not_computed`` the headline metrics a missing judge left out (and why);
     ``groups[column][value]`` the task scores of the rows with that value; ``rows`` each row's raw
-    values (``index``, ``query_id``, ``scores``).
+    values (``index``, ``query_id``, ``scores``); ``split_rows`` the rows of the whole split, where
+    only its first ``n_rows`` were scored (``None``: the whole split was).
     """
 
     config: str
@@ -44,6 +45,12 @@ class ScoreResult:
     not_computed: dict[str, str] = field(default_factory=dict)
     groups: dict[str, dict[str, dict[str, float | None]]] = field(default_factory=dict)
     rows: list[dict] = field(default_factory=list)
+    split_rows: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """Only the first rows of the split were scored (``predict --limit``, ``--allow-partial``)."""
+        return self.split_rows is not None and self.n_rows < self.split_rows
 
     def to_dict(self, rows: bool = True) -> dict[str, Any]:
         out = asdict(self)

@@ -84,22 +84,26 @@ class OpenAIBackend:
         return arguments
 
     def generate(self, request: Request) -> Reply:
+        where = f"{self.endpoint}: row {request.index} (query_id {request.query_id})"
         try:
             if request.chat:
                 response = self.client.chat.completions.create(
                     messages=request.messages(), **self._arguments(request)
                 )
-                choice = response.choices[0]
-                text = choice.message.content or ""
             else:
                 response = self.client.completions.create(prompt=request.prompt, **self._arguments(request))
-                choice = response.choices[0]
-                text = choice.text or ""
         except self._errors as exc:
-            raise GenerationError(
-                f"{self.endpoint}: row {request.index} (query_id {request.query_id}) failed after retries: "
-                f"{describe(exc)}"
-            ) from None
+            raise GenerationError(f"{where} failed after retries: {describe(exc)}") from None
+        except ValueError as exc:  # a 200 whose body is not JSON (the client parses it, retrying nothing)
+            raise GenerationError(f"{where}: the server's reply is not JSON ({describe(exc)})") from None
+        choices = getattr(response, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise GenerationError(f"{where}: the server's reply has no 'choices' (a 200 without an answer)")
+        choice = choices[0]
+        holder = getattr(choice, "message", None) if request.chat else choice
+        text = getattr(holder, "content" if request.chat else "text", None)
+        if text is not None and not isinstance(text, str):
+            raise GenerationError(f"{where}: the server's reply has a {type(text).__name__} as its text")
         usage = getattr(response, "usage", None)
         tokens = getattr(usage, "completion_tokens", None) if usage is not None else None
-        return Reply(text=text, tokens=tokens, finish_reason=choice.finish_reason)
+        return Reply(text=text or "", tokens=tokens, finish_reason=getattr(choice, "finish_reason", None))

@@ -15,10 +15,10 @@ import json
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from ..errors import PredictionError
+from ..errors import PredictionError, StorageError, describe
 
 
 def _line(record: Mapping[str, Any]) -> bytes:
@@ -51,9 +51,12 @@ class Journal:
         end = data.rfind(b"\n") + 1
         if end < len(data):
             self.dropped_bytes = len(data) - end
-            with open(self.path, "r+b") as f:
-                f.truncate(end)
-                os.fsync(f.fileno())
+            try:
+                with open(self.path, "r+b") as f:
+                    f.truncate(end)
+                    os.fsync(f.fileno())
+            except OSError as exc:
+                raise self.storage_error(exc) from None
         for number, raw in enumerate(data[:end].splitlines(), start=1):
             if raw.strip():
                 self._take(number, raw)
@@ -83,16 +86,32 @@ class Journal:
             raise PredictionError(f"{where}: row {index} is in the file twice")
         self.done[index] = entry
 
+    def storage_error(self, exc: OSError) -> StorageError:
+        """A failed write of the file (a full disk, a read-only folder) as one line saying what is kept."""
+        return StorageError(
+            f"cannot write predictions {self.path}: {describe(exc)}; the {len(self.done)} rows written "
+            "before are kept: free space or make the folder writable, then run the same command to resume"
+        )
+
     @contextmanager
     def appender(self) -> Iterator[Appender]:
         """Appends finished rows; :meth:`Appender.sync` makes the ones appended so far durable."""
-        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        with open(self.path, "ab") as f:
-            appender = Appender(self, f)
-            try:
-                yield appender
-            finally:
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise self.storage_error(exc) from None
+        appender = Appender(self, fd)
+        try:
+            yield appender
+        except BaseException:
+            with suppress(StorageError):  # the error on its way out says more than a failed sync
                 appender.sync()
+            raise
+        else:
+            appender.sync()
+        finally:
+            os.close(fd)
 
     @property
     def complete(self) -> bool:
@@ -105,17 +124,20 @@ class Journal:
                 f"{self.path}: {len(self.query_ids) - len(self.done)} rows are not predicted"
             )
         directory = os.path.dirname(os.path.abspath(self.path))
-        fd, tmp = tempfile.mkstemp(prefix=".predictions-", dir=directory)
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=".predictions-", dir=directory)
             with os.fdopen(fd, "wb") as f:
                 for index in range(len(self.query_ids)):
                     f.write(_line(self.done[index]))
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, self.path)
-        except BaseException:
-            if os.path.exists(tmp):
+        except BaseException as exc:
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise self.storage_error(exc) from None
             raise
 
     def predictions(self) -> list[str]:
@@ -123,22 +145,31 @@ class Journal:
 
 
 class Appender:
-    """Whole lines into an open predictions file; :meth:`sync` flushes and fsyncs them."""
+    """Whole lines into an open predictions file, one ``os.write`` each (unbuffered: a row counts as
+    written once the system took its line); :meth:`sync` fsyncs them."""
 
-    def __init__(self, journal: Journal, file) -> None:
+    def __init__(self, journal: Journal, fd: int) -> None:
         self.journal = journal
-        self.file = file
+        self.fd = fd
         self.unsynced = 0
 
     def append(self, entry: dict[str, Any]) -> None:
         if entry["index"] in self.journal.done:
             raise PredictionError(f"{self.journal.path}: row {entry['index']} would be written twice")
-        self.file.write(_line(entry))
+        data = memoryview(_line(entry))
+        try:
+            while data:
+                data = data[os.write(self.fd, data) :]
+        except OSError as exc:
+            # A line cut short is a partial last line, which the resume cuts off and asks again.
+            raise self.journal.storage_error(exc) from None
         self.journal.done[entry["index"]] = entry
         self.unsynced += 1
 
     def sync(self) -> None:
         if self.unsynced:
-            self.file.flush()
-            os.fsync(self.file.fileno())
+            try:
+                os.fsync(self.fd)
+            except OSError as exc:
+                raise self.journal.storage_error(exc) from None
             self.unsynced = 0

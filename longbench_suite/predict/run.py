@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UnknownNameError
+from ..errors import OptionError, UnknownNameError
+from . import record as run_record
 from .backends import Backend, OpenAIBackend
 from .runner import predict_split
 
@@ -16,9 +18,11 @@ BACKENDS = ("openai", "transformers")
 
 @dataclass
 class PredictRun:
-    """What a run produced: a predictions file per config, and (with scoring) the results."""
+    """What a run produced: a predictions file per config, the run record (``run.json``), and (with
+    scoring) the results."""
 
     files: dict[str, str]
+    record: dict[str, Any] = field(default_factory=dict)
     results: list = field(default_factory=list)
     summary: dict[str, Any] = field(default_factory=dict)
     reports: dict[str, str] = field(default_factory=dict)
@@ -57,6 +61,27 @@ def predictions_path(output_dir: str, benchmark: str, config: str, split: str) -
     return os.path.join(output_dir, benchmark, f"{config}.{split}.jsonl")
 
 
+def check_split_name(split: str) -> None:
+    """A whole split: its predictions file is named after it, and ``--limit`` takes its first rows."""
+    if re.fullmatch(r"\w+", split):
+        return
+    head = re.fullmatch(r"\s*(\w+)\[\s*:\s*(\d+)\s*\]\s*", split)
+    hint = f"--split {head[1]} --limit {head[2]}" if head else "--split NAME --limit N"
+    raise OptionError(
+        f"--split {split!r}: predictions are made for a whole split (the file is named after it); for its "
+        f"first rows use {hint}"
+    )
+
+
+def check_limit(limit: int | None) -> None:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise OptionError(f"--limit {limit!r}: give a number of rows, 1 or more")
+
+
+def partial_note(qualified: str, rows: int, split_rows: int) -> str:
+    return f"{qualified}: {rows} of {split_rows} rows (a partial split)"
+
+
 def _atomic_write(path: str, text: str) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -76,7 +101,10 @@ def predict(
     max_retries: int = 8,
     timeout: float = 600.0,
     split: str = "eval",
+    limit: int | None = None,
+    force_new: bool = False,
     score: bool = False,
+    allow_partial: bool = False,
     judges=None,
     plot: bool = True,
     progress: bool | None = None,
@@ -86,13 +114,20 @@ def predict(
 
     ``backend``: ``"openai"`` (an OpenAI-compatible server at ``endpoint``, ``model`` its model name),
     ``"transformers"`` (``model`` a local Hugging Face model directory, run in-process), or any object
-    with ``generate(request) -> Reply`` and ``concurrency``. A file left by an interrupted run is
-    resumed. ``score=True`` then scores every config with its benchmark's metrics and writes
-    ``results.md``, ``results.json`` and ``scores.png`` into ``output_dir``. ``build_options`` are
-    :func:`~longbench_suite.get_builder`'s (``mirror``, ``tokenizer``, ``cache_dir``, ...).
+    with ``generate(request) -> Reply`` and ``concurrency``. ``limit``: only the first ``limit`` rows of
+    the split, in its order (a smoke run). ``output_dir/run.json`` records the model, backend, endpoint,
+    split, limit and ``build_options`` (:mod:`.record`); a file left by an interrupted run is resumed
+    only under the same record (``force_new`` discards the folder's predictions and starts over).
+    ``score=True`` then scores every config with its benchmark's metrics and writes ``results.md``,
+    ``results.json`` and ``scores.png`` into ``output_dir``; a partial split (``limit`` below the
+    split's rows) is scored only with ``allow_partial=True``, and marked partial. ``build_options``
+    are :func:`~longbench_suite.get_builder`'s (``mirror``, ``tokenizer``, ``cache_dir``, ...).
     """
     from .. import api
 
+    check_split_name(split)
+    check_limit(limit)
+    backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(
             backend,
@@ -107,17 +142,43 @@ def predict(
     for builder in builders:
         api.check_splits(builder, split)
     api.prepare(builders)
-    run = PredictRun(files={})
-    splits = []
+    planned = []
     for builder in builders:
         qualified = f"{builder.BENCHMARK.name}/{builder.config.name}"
         dataset = api.prepared(builder, split)
-        path = predictions_path(output_dir, builder.BENCHMARK.name, builder.config.name, split)
+        split_rows = len(dataset)
+        if limit is not None and limit < split_rows:
+            if score and not allow_partial:
+                raise OptionError(
+                    f"--limit {limit}: {partial_note(qualified, limit, split_rows)} is scored only with "
+                    "--allow-partial (and then marked partial); leave out --score for a smoke run"
+                )
+            dataset = dataset.select(range(limit))
+        planned.append((builder, qualified, dataset, split_rows))
+    files = {
+        qualified: os.path.relpath(
+            predictions_path(output_dir, b.BENCHMARK.name, b.config.name, split), output_dir
+        )
+        for b, qualified, _, _ in planned
+    }
+    model_named = os.path.abspath(model) if backend_name == "transformers" and os.path.isdir(model) else model
+    record = run_record.run_record(
+        model=model_named,
+        backend=backend_name,
+        endpoint=endpoint,
+        split=split,
+        limit=limit,
+        build=run_record.build_record(build_options, builders),
+    )
+    run = PredictRun(files={}, record=run_record.claim(output_dir, record, files, force_new=force_new))
+    splits = []
+    for builder, qualified, dataset, split_rows in planned:
+        path = os.path.join(output_dir, files[qualified])
         journal = predict_split(
             builder.config.task, dataset, backend, path, desc=qualified, progress=progress
         )
         run.files[qualified] = path
-        splits.append((builder, dataset, journal.predictions()))
+        splits.append((builder, dataset, journal.predictions(), split_rows))
     if score:
         _score(run, splits, output_dir, split, judges, plot)
     return run
@@ -129,23 +190,23 @@ def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: b
     from ..metrics.scoring import load_rows, metrics_module
     from .tables import markdown_report, plot_scores
 
-    for builder, dataset, predictions in splits:
+    for builder, dataset, predictions, split_rows in splits:
         name = builder.BENCHMARK.name
         rows = load_rows(dataset)
         levels: Mapping = getattr(metrics_module(name), "GROUP_LEVELS", {})
-        run.results.append(
-            score_task(
-                name,
-                builder.config.task.name,
-                rows,
-                predictions,
-                length=builder.config.length,
-                split=split,
-                config=f"{name}/{builder.config.name}",
-                judges=judges,
-                by=[c for c in levels if c in rows[0]],
-            )
+        result = score_task(
+            name,
+            builder.config.task.name,
+            rows,
+            predictions,
+            length=builder.config.length,
+            split=split,
+            config=f"{name}/{builder.config.name}",
+            judges=judges,
+            by=[c for c in levels if c in rows[0]],
         )
+        result.split_rows = split_rows
+        run.results.append(result)
     for benchmark in dict.fromkeys(r.benchmark for r in run.results):
         for by in metrics_module(benchmark).SUMMARIES:
             run.summary.setdefault(by, {}).update(
@@ -155,7 +216,8 @@ def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: b
     run.reports["markdown"] = os.path.join(output_dir, "results.md")
     _atomic_write(run.reports["markdown"], markdown_report(run.results, run.summary))
     run.reports["json"] = os.path.join(output_dir, "results.json")
-    results_json(run.results, run.summary, run.reports["json"] + ".tmp")
+    record = run_record.without_files(run.record)
+    results_json(run.results, run.summary, run.reports["json"] + ".tmp", run=record)
     os.replace(run.reports["json"] + ".tmp", run.reports["json"])
     if plot:
         run.reports["png"] = os.path.join(output_dir, "scores.png")

@@ -8,8 +8,9 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from ..errors import GenerationError, first_lone_surrogate
 from ..task import Task
-from .backends import Backend
+from .backends import Backend, Reply
 from .journal import Journal, record
 from .requests import Request, requests_for
 
@@ -21,6 +22,18 @@ def _progress(total: int, initial: int, desc: str, enabled: bool | None):
     return tqdm(
         total=total, initial=initial, desc=desc, unit="row", disable=None if enabled is None else not enabled
     )
+
+
+def _checked(reply: Reply, request: Request, backend: Backend) -> Reply:
+    """The reply, if its text is text a predictions file can hold."""
+    at = first_lone_surrogate(reply.text)
+    if at is not None:
+        raise GenerationError(
+            f"{backend.name}: row {request.index} (query_id {request.query_id}): the reply holds a lone "
+            f"surrogate {reply.text[at]!r} at character {at}, which is not text (UTF-8 cannot encode it); "
+            "nothing was written for the row"
+        )
+    return reply
 
 
 def predict_split(
@@ -64,7 +77,7 @@ def predict_split(
                 for future in finished:
                     request = pending.pop(future)
                     try:
-                        reply = future.result()
+                        reply = _checked(future.result(), request, backend)
                     except Exception as exc:
                         failure = failure or exc
                         continue

@@ -9,6 +9,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..metrics.report import partial_label
 from ..metrics.scoring import ScoreResult
 
 
@@ -18,13 +19,25 @@ def _fmt(value: Any) -> str:
     return f"{value:.2f}"
 
 
-def _markdown(corner: str, columns: Sequence[str], rows: Mapping[str, Mapping[str, Any]]) -> str:
+def _markdown(
+    corner: str,
+    columns: Sequence[str],
+    rows: Mapping[str, Mapping[str, Any]],
+    marks: Mapping[tuple[str, str], str] | None = None,
+) -> str:
+    """A table; ``marks[(row, column)]`` follows that cell's value (a partial split's note)."""
+    marks = marks or {}
+
+    def cell(name: str, column: str) -> str:
+        mark = marks.get((name, column))
+        return f"{_fmt(rows[name].get(column))} {mark}" if mark else _fmt(rows[name].get(column))
+
     lines = [
         "| " + " | ".join([corner, *columns]) + " |",
         "|" + "---|" * (len(columns) + 1),
     ]
-    for name, cells in rows.items():
-        lines.append("| " + " | ".join([name, *(_fmt(cells.get(c)) for c in columns)]) + " |")
+    for name in rows:
+        lines.append("| " + " | ".join([name, *(cell(name, c) for c in columns)]) + " |")
     return "\n".join(lines)
 
 
@@ -63,6 +76,16 @@ def by_length(results: Sequence[ScoreResult]) -> tuple[list[str], dict[str, dict
     return lengths, rows
 
 
+def _partial_marks(results: Sequence[ScoreResult]) -> dict[tuple[str, str], str]:
+    """The headline table's cells that come from a partial split."""
+    return {
+        (label, r.length or ""): partial_label(r)
+        for label, (task, metric) in _metric_rows(results)
+        for r in results
+        if r.task == task and metric in r.headline and r.partial
+    }
+
+
 def _summary_rows(summary: Mapping[str, Any]) -> tuple[list[str], dict[str, dict[str, Any]]]:
     """A summary ``{column: {row: score}}`` (rows may nest: ``{column: {language: {category: score}}}``)."""
     columns = list(summary)
@@ -87,22 +110,33 @@ def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapp
         mine = [r for r in results if r.benchmark == benchmark]
         split = ", ".join(dict.fromkeys(r.split or "" for r in mine))
         parts.append(f"## {benchmark} ({split})")
+        partial = [r for r in mine if r.partial]
+        if partial:
+            listed = ", ".join(f"{r.config} {partial_label(r)}" for r in partial)
+            parts += ["", f"Scored on the first rows of their split only: {listed}."]
         columns, rows = by_length(mine)
-        parts += ["", "Headline scores by task and length:", "", _markdown("task", columns, rows), ""]
+        table = _markdown("task", columns, rows, _partial_marks(mine))
+        parts += ["", "Headline scores by task and length:", "", table, ""]
         for by, per_benchmark in summaries.items():
             if benchmark in per_benchmark:
                 columns, rows = _summary_rows(per_benchmark[benchmark])
-                parts += [f"Summary by {by}:", "", _markdown(by, columns, rows), ""]
+                # which configs an average takes is the benchmark's rule: every cell says it may hold one
+                marks = {(n, c): "partial" for n in rows for c in columns} if partial else None
+                parts += [f"Summary by {by}:", "", _markdown(by, columns, rows, marks), ""]
         for column in dict.fromkeys(c for r in mine for c in r.groups):
             rows = {}
             keys: list[str] = []
+            marked: list[tuple[str, str]] = []
             for r in mine:
                 groups = r.groups.get(column)
                 if groups:
                     metric = next(iter(r.headline))
                     keys += [k for k in groups if k not in keys]
-                    rows[r.config.split("/", 1)[-1]] = {k: g.get(metric) for k, g in groups.items()}
-            parts += [f"Headline scores by {column}:", "", _markdown("config", keys, rows), ""]
+                    name = r.config.split("/", 1)[-1]
+                    rows[name] = {k: g.get(metric) for k, g in groups.items()}
+                    marked += [(name, partial_label(r))] if r.partial else []
+            marks = {(name, k): label for name, label in marked for k in keys}
+            parts += [f"Headline scores by {column}:", "", _markdown("config", keys, rows, marks), ""]
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -122,11 +156,12 @@ def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
         ax.set_visible(False)
     for ax, benchmark in zip(axes, benchmarks, strict=False):
         lengths, rows = by_length([r for r in results if r.benchmark == benchmark])
+        partial = {label for label, _ in _partial_marks([r for r in results if r.benchmark == benchmark])}
         for label, cells in rows.items():
             points = [(i, cells[n]) for i, n in enumerate(lengths) if cells.get(n) is not None]
             if points:
                 xs, ys = zip(*points, strict=True)
-                ax.plot(xs, ys, marker="o", label=label)
+                ax.plot(xs, ys, marker="o", label=f"{label} (partial)" if label in partial else label)
         ax.set_xticks(range(len(lengths)), lengths)
         ax.set_xlim(-0.5, len(lengths) - 0.5)
         ax.set_ylim(-2, 102)

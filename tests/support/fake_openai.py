@@ -4,7 +4,8 @@ It serves ``POST /v1/chat/completions`` and ``POST /v1/completions``, records ev
 answers with ``answer(prompt)`` (the user turn in chat, the prompt in completion), cut at the first
 of the request's ``stop`` strings as real servers do, and injects faults by request number:
 ``"429"`` (with ``Retry-After``), ``"500"``, ``"reset"`` (connection closed, no reply) and ``"slow"``
-(the reply is delayed by ``slow_seconds``).
+(the reply is delayed by ``slow_seconds``), and two 200 replies a client cannot use: ``"malformed"``
+(a body that is not JSON) and ``"no-choices"`` (JSON without ``choices``).
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ class FakeOpenAI:
                     self.send_response(int(fault))
                     if fault == "429":
                         self.send_header("Retry-After", server.retry_after)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                    return
+                if fault in ("malformed", "no-choices"):
+                    payload = b'{"id": "cut' if fault == "malformed" else json.dumps({"id": "x"}).encode()
+                    self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(payload)))
                     self.end_headers()
