@@ -86,3 +86,11 @@ def test_cli_build_and_info_with_demo(cache, capsys):
     assert "downloads:" not in out
     assert cli.main(["build", "nq_8k", "--demo", "--cache-dir", cache, "--data-dir", cache]) == 2
     assert capsys.readouterr().err.strip().endswith("leave out data_dir= (--data-dir)")
+
+
+def test_cli_check_and_push_dry_run_with_demo(cache, capsys):
+    config = ["lveval/factrecall_en_16k", "--demo", "--cache-dir", cache]
+    assert cli.main(["check", *config]) == 0
+    assert "lveval/factrecall_en_16k" in capsys.readouterr().out
+    assert cli.main(["push", *config, "--repo-id", "org/name", "--dry-run", "--no-histogram"]) == 0
+    assert "dry run: would upload to" in capsys.readouterr().out
