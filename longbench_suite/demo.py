@@ -6,7 +6,7 @@ their ``generate`` options (``DEMO_GENERATED``).
 It writes a small mirror of synthetic sources in the exact upstream layouts into the cache directory,
 trains a small BPE tokenizer (the real default, Llama-2, is gated and needs the Hub), and builds a few
 configs of every benchmark through the same download, parsing, partition and truncation code that
-real data goes through.
+real data goes through. Any build can use that sandbox: ``demo=True`` / ``--demo`` (:func:`sandbox_options`).
 """
 
 from __future__ import annotations
@@ -101,7 +101,8 @@ def offline_options(cache_dir: str | None = None) -> dict:
     return {"mirror": mirror, "tokenizer": ready, "pretruncation_tokenizer": ready, "cache_dir": cache_dir}
 
 
-#: the sandboxes this process has written or checked (their root: the tokenizer's path)
+#: the sandboxes this process has written or checked (their root: the tokenizer's path); checked once
+#: per process, since a command may build dozens of configs from one sandbox
 _READY: dict[str, str] = {}
 
 
