@@ -6,7 +6,7 @@ the runner provides; the block's text is run unchanged:
 
 - ``skip (reason)`` — not run; the reason says why and where it is tested instead (few blocks);
 - ``xfail (reason)`` — run, and expected to fail for the reason given (an open issue);
-- ``fake-hub`` — Hub uploads go to the loopback-free stand-in of ``tests/support/fake_hub.py``;
+- ``fake-hub`` — Hub calls go to the in-process stand-in for ``HfApi`` of ``tests/support/fake_hub.py``;
 - ``fake-openai`` — the loopback OpenAI-compatible server of ``tests/support/fake_openai.py`` answers,
   at the URL the block names (``http://127.0.0.1:8000/v1`` is replaced by the server's own);
 - ``predictions CONFIG=FILE ...`` — FILE holds predictions of CONFIG's ``eval`` split (its gold outputs);
