@@ -101,8 +101,10 @@ def test_an_unreachable_hub_still_serves_the_cached_copy(tmp_path, tiny_tokenize
     assert seconds < LIMIT_SECONDS
 
 
-def test_the_cli_says_it_in_one_line(tmp_path):
-    env = _env(tmp_path, HF_HUB_OFFLINE="1")
+@pytest.mark.parametrize("hub", ["offline", "unreachable"])
+def test_the_cli_says_it_in_one_line(tmp_path, hub):
+    """Nothing else reaches stderr either (``huggingface_hub`` logs each retry there)."""
+    env = _env(tmp_path, HF_HUB_OFFLINE="1") if hub == "offline" else _env(tmp_path, HF_ENDPOINT="http://127.0.0.1:9")
     done = subprocess.run(
         [sys.executable, "-m", "longbench_suite.cli", "build", "nq_8k", "--mirror", str(tmp_path / "none")],
         env=env,
