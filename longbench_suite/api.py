@@ -48,8 +48,13 @@ def get_builder(
     pretruncation_tokenizer=None,
     generate: dict | None = None,
     chat_template=None,
+    demo: bool = False,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
+
+    ``demo=True`` builds from the offline sandbox: its sample mirror and, unless ``tokenizer`` /
+    ``pretruncation_tokenizer`` are given, its BPE tokenizer, written on first use under the cache
+    (``cache_dir``, else the ``datasets`` cache; :func:`longbench_suite.demo.sandbox_options`).
 
     ``pretruncation_tokenizer`` replaces the tokenizer a task cuts its documents with before rendering
     (HELMET's long-document tasks: ``meta-llama/Llama-2-7b-hf``, whatever ``tokenizer`` is); tasks
@@ -61,6 +66,13 @@ def get_builder(
     builder_cls = registry.builder_class(bench)
     check_max_input_tokens(max_input_tokens)
     _check_cache_dir(cache_dir)
+    if demo:
+        from .demo import sandbox_options
+
+        given = dict(tokenizer=tokenizer, pretruncation_tokenizer=pretruncation_tokenizer)
+        sandbox = sandbox_options(cache_dir, mirror=mirror, data_dir=data_dir, **given)
+        mirror, tokenizer = sandbox["mirror"], sandbox["tokenizer"]
+        pretruncation_tokenizer = sandbox["pretruncation_tokenizer"]
     with _unwrapped_errors(cache_dir), _read_only_cache(cache_dir):
         return builder_cls(
             config_name=config,
@@ -223,6 +235,7 @@ def load_dataset(
     over_length: str = "truncate",
     num_proc: int | None = None,
     generate: dict | None = None,
+    demo: bool = False,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -245,7 +258,8 @@ def load_dataset(
     - ``format="prompt_completion"``, ``"messages"`` or ``"prompt"`` returns TRL examples instead of rows
       (:mod:`longbench_suite.training`; ``chat`` forces a mode);
     - ``chat_template=`` (HELMET) fits each chat-mode row's user turn under that chat template, as
-      HELMET does, so the user turn is HELMET's chat prompt for it (see :func:`get_builder`).
+      HELMET does, so the user turn is HELMET's chat prompt for it (see :func:`get_builder`);
+    - ``demo=True`` builds from the offline sandbox's sample data and tokenizer (see :func:`get_builder`).
     """
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
@@ -266,6 +280,7 @@ def load_dataset(
             chat_template=chat_template,
             num_proc=num_proc,
             generate=generate,
+            demo=demo,
             **views,
             **kwargs,
         )
@@ -284,6 +299,8 @@ def load_dataset(
             )
             if v is not None
         }
+        if demo:
+            given["demo"] = demo
         if given:
             close = difflib.get_close_matches(path, [registry.SUITE, *registry.benchmark_names()], n=3)
             if close:  # suite options with a misspelt benchmark: the user meant ours
@@ -314,6 +331,7 @@ def load_dataset(
         pretruncation_tokenizer=pretruncation_tokenizer,
         generate=generate,
         chat_template=chat_template,
+        demo=demo,
     )
     check_splits(builder, split)
     check_num_proc(num_proc)

@@ -48,6 +48,7 @@ from .partition.shards import Shards, stream_shards
 from .row import CHAT_TEMPLATE_COLUMN, make_row
 from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget, local_identity
 from .source.ledger import Ledger
+from .source.manifest import MANIFEST_NAME
 from .task import Benchmark, BuildEnv, Task
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -164,8 +165,11 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
         self._tokenizer_spec = spec
         self._chat_template = self._load_chat_template(chat_spec, task, spec)
-        self._tokenizer = load_tokenizer(spec) if spec and needed else None
-        self._pretruncation = _pretruncation_tokenizer(task, pretruncation_spec)
+        try:
+            self._tokenizer = load_tokenizer(spec) if spec and needed else None
+            self._pretruncation = _pretruncation_tokenizer(task, pretruncation_spec)
+        except TokenizerLoadError as exc:
+            raise _sandbox_hint(exc, kwargs["mirror"]) from None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         #: the split plans this builder computed, shared by the shards one process yields
         self._plans: Memo[Plan] = Memo("plans", entries=2)
@@ -523,6 +527,17 @@ def _pretruncation_tokenizer(task: Task | None, spec) -> TokenCounter | None:
             f"{exc} — this is the pre-truncation tokenizer of {task.name}; pass "
             "pretruncation_tokenizer=PATH (--pretruncation-tokenizer) to use a local copy"
         ) from None
+
+
+def _sandbox_hint(exc: TokenizerLoadError, mirror: str | None) -> TokenizerLoadError:
+    """``exc``, saying so when the mirror is the sandbox's (say from ``$LONGBENCH_SUITE_MIRROR``), whose
+    tokenizer ``--demo`` would use."""
+    if not mirror or not os.path.isfile(os.path.join(mirror, MANIFEST_NAME)):
+        return exc
+    return TokenizerLoadError(
+        f"{exc} (the mirror {mirror} holds sample data: --demo, demo=True, counts it with its sandbox's "
+        "tokenizer)"
+    )
 
 
 def _labels(files: Mapping[str, FileRef], shown: int = 2) -> str:

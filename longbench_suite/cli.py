@@ -10,7 +10,17 @@ from collections.abc import Sequence
 from ._version import __version__
 
 
+def _demo_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="use the offline sandbox: its sample sources and, unless --tokenizer/--pretruncation-tokenizer "
+        "are given, its BPE tokenizer (written on first use under --cache-dir or HF_HOME)",
+    )
+
+
 def _source_options(parser: argparse.ArgumentParser) -> None:
+    _demo_option(parser)
     parser.add_argument(
         "--mirror", help="mirror directory or http(s) base URL (default: $LONGBENCH_SUITE_MIRROR)"
     )
@@ -100,6 +110,8 @@ def _parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("info", help="describe one config: task, budget, splits, sources, template")
     p.add_argument("config", help="config name, e.g. nq_32k or helmet/nq_32k")
+    _demo_option(p)
+    p.add_argument("--cache-dir", help="with --demo: the cache holding the sandbox (default: HF_HOME's)")
 
     p = commands.add_parser(
         "build", help="build configs into the cache, optionally writing one split to a file"
@@ -322,7 +334,14 @@ def _cmd_info(args) -> int:
     print(f"splits:            {', '.join(task.splits(length))}")
     for split, size in task.expected_sizes(length).items():
         print(f"expected {split + ':':<9} {size} rows")
-    print(f"default tokenizer: {task.default_tokenizer}")
+    sandbox = None
+    if args.demo:
+        from .demo import sandbox_options
+
+        sandbox = sandbox_options(args.cache_dir)
+        print(f"tokenizer:         {sandbox['tokenizer']} (--demo; default {task.default_tokenizer})")
+    else:
+        print(f"default tokenizer: {task.default_tokenizer}")
     for key, value in task.info(length).items():
         print(f"{key + ':':<18} {value}")
     dev_only = task.dev_sources(length) if "dev" in task.splits(length) else {}
@@ -336,6 +355,9 @@ def _cmd_info(args) -> int:
             else source.url
         )
         print(f"source {label + ':':<11} {where}")
+    if sandbox is not None:
+        print(f"{'read from:':<18} the sandbox's sample mirror {sandbox['mirror']} (--demo; no download)")
+        return 0
     fetched: dict = {}
     for part, sources in (("downloads:", task.all_sources(length)), ("dev also:", dev_only)):
         remotes = [r for r in dict.fromkeys(_remote(s) for s in sources.values()) if r not in fetched]
@@ -363,6 +385,7 @@ def _source_kwargs(args) -> dict:
         "max_input_tokens",
         "pretruncation_tokenizer",
         "chat_template",
+        "demo",
     )
     return {name: getattr(args, name) for name in names} | {"generate": generate_options(args.generate)}
 
@@ -688,6 +711,10 @@ def _cmd_demo(args) -> int:
     print(stats_table(results))
     print(f"\nSample sources (upstream layouts): {mirror}")
     print(f"Tokens counted with the demo's BPE tokenizer: {tokenizer}")
+    print(
+        "Every command takes --demo to use these (e.g. `longbench-suite build nq_8k --demo`; Python:"
+        " load_dataset(..., demo=True)); with --cache-dir, give the same one."
+    )
     print(
         "Real data: `longbench-suite build CONFIG` downloads from the upstream hosts (the Hugging Face Hub;"
         " Ada-LEval's opencompass.openxlab.space). Budgets default to Llama-2 tokens (a gated Hub repo: set"

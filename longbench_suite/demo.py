@@ -6,7 +6,7 @@ their ``generate`` options (``DEMO_GENERATED``).
 It writes a small mirror of synthetic sources in the exact upstream layouts into the cache directory,
 trains a small BPE tokenizer (the real default, Llama-2, is gated and needs the Hub), and builds a few
 configs of every benchmark through the same download, parsing, partition and truncation code that
-real data goes through.
+real data goes through. Any build can use that sandbox: ``demo=True`` / ``--demo`` (:func:`sandbox_options`).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import os
 
 from . import registry
 from ._version import __version__
+from .errors import OptionError
 from .publish.stats import SplitStats, split_stats
-from .source.manifest import SampleManifest, read_manifest, write_manifest
+from .source.manifest import MANIFEST_NAME, SampleManifest, read_manifest, write_manifest
 
 logger = logging.getLogger("longbench_suite")
 
@@ -87,19 +88,46 @@ def write_sandbox(mirror: str, scale: str = "DEMO") -> SampleManifest:
 
 def offline_options(cache_dir: str | None = None) -> dict:
     """``mirror``/``tokenizer``/``pretruncation_tokenizer``/``cache_dir`` options that build every config
-    offline from sample data (written, with the demo tokenizer, into the cache directory), for examples
-    and trials."""
+    offline from sample data (written, with the demo tokenizer, into the cache directory on first use):
+    what ``demo=True`` (``--demo``) stands for."""
     from .synthetic import train_demo_tokenizer
 
     root = demo_root(cache_dir)
     mirror = os.path.join(root, "mirror")
-    write_sandbox(mirror)
-    tokenizer = train_demo_tokenizer(os.path.join(root, "tokenizer"))
+    ready = _READY.get(root)
+    if ready is None or not os.path.isfile(os.path.join(mirror, MANIFEST_NAME)) or not os.path.isfile(ready):
+        write_sandbox(mirror)
+        ready = _READY[root] = train_demo_tokenizer(os.path.join(root, "tokenizer"))
+    return {"mirror": mirror, "tokenizer": ready, "pretruncation_tokenizer": ready, "cache_dir": cache_dir}
+
+
+#: the sandboxes this process has written or checked (their root: the tokenizer's path); checked once
+#: per process, since a command may build dozens of configs from one sandbox
+_READY: dict[str, str] = {}
+
+
+def sandbox_options(
+    cache_dir: str | None = None,
+    *,
+    mirror: str | None = None,
+    data_dir: str | None = None,
+    tokenizer=None,
+    pretruncation_tokenizer=None,
+) -> dict:
+    """The build options of ``demo=True``: the sandbox's mirror, and its tokenizer wherever no
+    ``tokenizer`` / ``pretruncation_tokenizer`` is given (those given win: sample rows can be counted in
+    any tokenizer). Sources other than the sandbox's (``mirror``, ``data_dir``) contradict it."""
+    given = [name for name, value in (("mirror", mirror), ("data_dir", data_dir)) if value is not None]
+    if given:
+        flags = " / ".join(f"{name}= (--{name.replace('_', '-')})" for name in given)
+        raise OptionError(f"demo=True (--demo) reads the sandbox's sample sources; leave out {flags}")
+    sandbox = offline_options(cache_dir)
     return {
-        "mirror": mirror,
-        "tokenizer": tokenizer,
-        "pretruncation_tokenizer": tokenizer,
-        "cache_dir": cache_dir,
+        "mirror": sandbox["mirror"],
+        "tokenizer": tokenizer if tokenizer is not None else sandbox["tokenizer"],
+        "pretruncation_tokenizer": (
+            pretruncation_tokenizer if pretruncation_tokenizer is not None else sandbox["tokenizer"]
+        ),
     }
 
 
@@ -120,15 +148,7 @@ def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
     ]
     for n, (bench, config, generate) in enumerate(configs, start=1):
         logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
-        splits = load_dataset(
-            bench,
-            config,
-            mirror=mirror,
-            tokenizer=tokenizer,
-            pretruncation_tokenizer=tokenizer,
-            cache_dir=cache_dir,
-            generate=generate,
-        )
+        splits = load_dataset(bench, config, demo=True, cache_dir=cache_dir, generate=generate)
         for split, dataset in splits.items():
             results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
     return results, mirror, tokenizer

@@ -8,10 +8,11 @@ import os
 import re
 import subprocess
 import tomllib
-import venv
 from pathlib import Path
 
 import pytest
+
+from tests.support.venvs import fresh_venv
 
 ROOT = Path(__file__).resolve().parent.parent
 FLOORS = ROOT / "ci" / "floors.txt"
@@ -62,13 +63,8 @@ def test_every_dependency_has_its_lower_bound_pinned_in_the_floors_file():
 @pytest.mark.slow
 def test_the_floors_pass_a_representative_subset(tmp_path):
     """Installs from the package index (as CI's own set-up does), then runs the subset there."""
-    env_dir = tmp_path / "floors-venv"
-    venv.create(env_dir, with_pip=True)
-    python = str(env_dir / "bin" / "python")
-    install = [python, "-m", "pip", "install", "--quiet", "-c", str(FLOORS)]
-    install += [f"{ROOT}[metrics]", "pytest", "hypothesis"]
-    done = subprocess.run(install, capture_output=True, text=True, timeout=1800)
-    assert done.returncode == 0, done.stderr[-3000:]
+    requirements = (f"{ROOT}[metrics]", "pytest", "hypothesis")
+    python = str(fresh_venv(tmp_path / "floors-venv", *requirements, constraints=FLOORS))
     listed = subprocess.run(
         [python, "-m", "pip", "list", "--format=freeze"], capture_output=True, text=True, check=True
     ).stdout

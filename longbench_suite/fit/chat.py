@@ -182,16 +182,9 @@ def tokenizer_config_path(tokenizer_spec: object) -> str | None:
         path = os.path.join(os.path.dirname(os.path.abspath(tokenizer_spec)), TOKENIZER_CONFIG)
         return path if os.path.isfile(path) else None
     if "/" in tokenizer_spec and not tokenizer_spec.startswith((".", "/")):
-        from huggingface_hub import hf_hub_download
+        from .hub import fetch_tokenizer_files
 
-        repo_id, _, revision = tokenizer_spec.partition("@")
-        try:
-            return hf_hub_download(repo_id, TOKENIZER_CONFIG, revision=revision or None)
-        except Exception as exc:
-            raise ChatTemplateError(
-                f"cannot read {TOKENIZER_CONFIG} of tokenizer {tokenizer_spec!r}: "
-                f"{exc.__class__.__name__}: {exc}"
-            ) from None
+        return fetch_tokenizer_files(tokenizer_spec)[1]  # fails fast, in one line, as the tokenizer does
     return None
 
 

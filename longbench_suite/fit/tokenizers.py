@@ -43,6 +43,7 @@ from ..errors import (
 from ..memo import LRU, text_length
 from .fastcount import ENV as FASTOKENS_ENV
 from .fastcount import exact_counter
+from .hub import TOKENIZER_CONFIG, fetch_tokenizer_files
 
 _WORD = re.compile(r"\S+")
 
@@ -760,42 +761,8 @@ def _from_tokenizer_json(path: str, name: str, config_path: str | None) -> HFTok
     return HFTokenizer(tokenizer, name=name, clean_up_tokenization_spaces=clean_up_setting(config_path))
 
 
-#: the file beside ``tokenizer.json`` that holds transformers' settings, among them the decode clean-up
-TOKENIZER_CONFIG = "tokenizer_config.json"
-
-
 def _from_hub(repo: str) -> HFTokenizer:
-    from huggingface_hub import hf_hub_download
-    from huggingface_hub.utils import EntryNotFoundError, LocalEntryNotFoundError
-
-    repo_id, _, revision = repo.partition("@")
-    try:
-        path = hf_hub_download(repo_id, "tokenizer.json", revision=revision or None)
-    except Exception as exc:
-        hint = ""
-        if repo_id.startswith("meta-llama/"):
-            hint = (
-                " (a gated repo: accept its licence on the Hub and set HF_TOKEN, or give a local copy: "
-                "--tokenizer PATH, tokenizer=PATH)"
-            )
-        raise TokenizerLoadError(
-            f"cannot load tokenizer {repo!r} from the Hugging Face Hub{hint}: {exc.__class__.__name__}: {exc}"
-        ) from None
-    try:
-        config_path = hf_hub_download(repo_id, TOKENIZER_CONFIG, revision=revision or None)
-    except LocalEntryNotFoundError:  # (a kind of EntryNotFoundError, so caught first)
-        raise TokenizerLoadError(
-            f"tokenizer {repo!r}: its {TOKENIZER_CONFIG} is not in the Hugging Face cache and the Hub is "
-            "offline; it decides how the middle cut decodes (clean_up_tokenization_spaces). Fetch it "
-            "once online, or give a local folder holding both files: --tokenizer PATH, tokenizer=PATH"
-        ) from None
-    except EntryNotFoundError:  # the repo has none: transformers' defaults apply
-        config_path = None
-    except Exception as exc:
-        raise TokenizerLoadError(
-            f"cannot load {TOKENIZER_CONFIG} of tokenizer {repo!r} from the Hugging Face Hub: "
-            f"{exc.__class__.__name__}: {exc}"
-        ) from None
+    path, config_path = fetch_tokenizer_files(repo)
     return _from_tokenizer_json(path, repo, config_path)
 
 

@@ -21,8 +21,8 @@ def _word_list(name: str) -> list[str]:
         text = resources.files("wonderwords.assets").joinpath(name).read_text(encoding="utf-8")
     except ModuleNotFoundError:
         raise MissingDependencyError(
-            "the NIAH generators draw key words from the 'wonderwords' word lists, as RULER does: "
-            "pip install 'longbench-suite[generate]'"
+            "the NIAH generators draw key words from the 'wonderwords' word lists, as RULER does, "
+            "a dependency of longbench-suite that is missing here: pip install wonderwords"
         ) from None
     return [line.rstrip() for line in text.splitlines(keepends=True)]
 

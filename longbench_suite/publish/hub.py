@@ -189,6 +189,7 @@ def export(
     pretruncation_tokenizer=None,
     chat_template=None,
     generate: dict | None = None,
+    demo: bool = False,
     max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
     histogram: bool = True,
     repo_id: str | None = None,
@@ -228,6 +229,7 @@ def export(
         pretruncation_tokenizer=pretruncation_tokenizer,
         chat_template=chat_template,
         generate=generate,
+        demo=demo,
     )
 
 
