@@ -15,8 +15,9 @@ the runner provides; the block's text is run unchanged:
 
 In shell blocks each ``longbench-suite`` command runs in this process (``cli.main``) and must exit 0;
 installation lines (``pip install ...``) are not re-run. Blocks without a language or in ``text`` are
-layouts and outputs, not code. A Python block's streams (``IterableDataset``) are read, up to
-``MAX_STREAM_ROWS`` rows each, since a stream builds nothing until then. Running the blocks is the slow
+layouts and outputs, not code; ``json`` blocks are data examples and must parse. A Python block's
+streams (``IterableDataset``) are read, up to ``MAX_STREAM_ROWS`` rows each, since a stream builds
+nothing until then. Running the blocks is the slow
 lane; the fast lane checks the marks.
 """
 
@@ -36,6 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 CODE = ("python", "bash")
 LAYOUT = ("", "text")
+#: data examples: each must parse
+DATA = ("json",)
 MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder")
 #: the server a block names, which the fake-openai mark replaces with the loopback one
 DOCUMENTED_ENDPOINT = "http://127.0.0.1:8000/v1"
@@ -98,7 +101,9 @@ RUNNABLE = [b for b in BLOCKS if b.language in CODE and "skip" not in b.marks]
 def test_every_block_is_code_or_layout_and_every_mark_is_known():
     assert len(RUNNABLE) >= 10
     for block in BLOCKS:
-        assert block.language in CODE + LAYOUT, f"{block.name}: a ```{block.language} block"
+        assert block.language in CODE + LAYOUT + DATA, f"{block.name}: a ```{block.language} block"
+        if block.language == "json":
+            json.loads(block.code)
         assert set(block.marks) <= set(MARKS), f"{block.name}: unknown marks {block.marks}"
         if block.marks:
             assert block.language in CODE, f"{block.name}: marks on a layout block"
