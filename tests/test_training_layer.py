@@ -290,7 +290,7 @@ def test_over_length_rows_are_marked_and_can_be_skipped(demo, caplog):
     assert [r["query_id"] for r in streamed] == kept["query_id"]
 
 
-def test_build_stats_and_check_show_the_over_length_count(demo, capsys):
+def test_build_stats_and_check_show_the_cut_to_fit_count(demo, capsys):
     from longbench_suite import cli
 
     options = ["--mirror", demo["mirror"], "--tokenizer", demo["tokenizer"], "--cache-dir", demo["cache_dir"]]
@@ -298,9 +298,11 @@ def test_build_stats_and_check_show_the_over_length_count(demo, capsys):
     out = capsys.readouterr().out
     rows = load_dataset("helmet", "nq_8k", split="eval", **demo)
     eval_line = next(line for line in out.splitlines() if " eval " in line)
-    assert "over length" in out and eval_line.split()[-1] == str(sum(rows["input_truncated"]))
+    assert "cut to fit" in out and "over length" not in out
+    assert eval_line.split()[-1] == str(sum(rows["input_truncated"])) != "0"
     assert cli.main(["check", "helmet/nq_8k", *options]) in (0, 1)
-    assert "over length" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "cut to fit" in out and "over length" not in out
 
 
 # -- mixtures --------------------------------------------------------------------------------------------
