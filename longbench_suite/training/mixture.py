@@ -8,8 +8,9 @@ like any stream. A pattern's weight is shared equally by the configs it matches.
 
 As training examples (``format=``) a mixture has one mode, decided when it is made: its configs' own
 mode when they all have one (their tasks' ``use_chat_template``), else chat mode, the one mode every
-row can take (a HELMET completion-mode row's user turn is HELMET's chat prompt; a row fitted under a
-chat template is no completion prompt). ``chat=True``/``False`` chooses instead.
+row can take (every row has a user turn: ``input`` without its answer prefix, as upstream's chat mode
+sends the template; a row fitted under a chat template is no completion prompt).
+``chat=True``/``False`` chooses instead.
 """
 
 from __future__ import annotations
