@@ -38,8 +38,13 @@ def main(argv=None) -> None:
     print(f"prompt ({len(prompt)} chars), head and tail:\n{prompt[:300]}\n[...]\n{prompt[-300:]}")
     print(f"target: {row['output']!r}   all answers: {row['answers']}")
 
-    examples = load_dataset("longbench_suite", args.config, "dev[:1]", format="prompt_completion", **options)
-    print("\nas a TRL prompt/completion example, the completion is", repr(examples[0]["completion"]))
+    # train on dev; LV-Eval publishes no dev data, and Ada-LEval's hosted files may hold none
+    train = "dev" if "dev" in splits else "eval"
+    examples = load_dataset(
+        "longbench_suite", args.config, f"{train}[:1]", format="prompt_completion", **options
+    )
+    completion = examples[0]["completion"]
+    print(f"\nas a TRL prompt/completion example ({train}), the completion is", repr(completion))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,12 @@ prompt = the exact prompt, completion = " " + answer; chat-mode tasks go through
 template with the user template alone. `--chat` forces chat mode (e.g. for an instruct model).
 Streamed splits come in 16 contiguous shards where the source is read locally, so DataLoader
 workers (`--workers`) and multi-node runs split the rows between them.
+
+A stream has no length, so training counts optimizer steps (`--max-steps`), each of `--batch-size` x
+`--grad-accum` rows; a split with fewer rows than one step is refused (the trainer would wait forever
+for a first step). Every benchmark works: HELMET and LongBench train on `dev`; LV-Eval publishes no
+dev data and Ada-LEval's hosted files may hold none, so there `--split eval` trains on evaluation
+rows (then evaluate on something else).
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ def main(argv=None) -> SFTTrainer:
     parser.add_argument("--format", default="prompt_completion", choices=["prompt_completion", "messages"])
     parser.add_argument("--chat", action="store_true", help="put every row in chat mode")
     parser.add_argument("--max-steps", type=int, default=10)
+    parser.add_argument("--batch-size", type=int, default=1, help="rows per device and forward pass")
+    parser.add_argument("--grad-accum", type=int, default=1, help="forward passes per optimizer step")
     parser.add_argument("--max-input-tokens", type=int, help="cut prompts shorter than the config's budget")
     parser.add_argument("--workers", type=int, default=0, help="DataLoader workers")
     parser.add_argument("--demo", action="store_true", help="build offline from sample data")
@@ -68,6 +76,13 @@ def main(argv=None) -> SFTTrainer:
         **options,
     )
     print(f"{args.config}/{args.split}: {stream.num_shards} shards, columns {stream.column_names}")
+    step = args.batch_size * args.grad_accum
+    rows = sum(1 for _ in stream.take(step))
+    if rows < step:
+        raise SystemExit(
+            f"{args.config}/{args.split} has {rows} rows, fewer than one optimizer step of {step} "
+            f"(--batch-size {args.batch_size} x --grad-accum {args.grad_accum}); lower them"
+        )
 
     if args.tiny:
         if "tokenizer" not in options:
@@ -84,8 +99,8 @@ def main(argv=None) -> SFTTrainer:
     config = SFTConfig(
         output_dir=args.output_dir,
         max_steps=args.max_steps,  # a stream has no length: steps, not epochs
-        per_device_train_batch_size=1,
-        gradient_accumulation_steps=4,
+        per_device_train_batch_size=args.batch_size,
+        gradient_accumulation_steps=args.grad_accum,
         learning_rate=1e-4,
         **sft_lengths(stream),  # max_length=None: TRL never cuts an example (its default drops long ones)
         logging_steps=1,

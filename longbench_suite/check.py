@@ -23,8 +23,9 @@ read back in batches and checked against their task's declarations:
   own fit cuts under a heavier tokenizer is not compared); the keys are the rule's, the strings its
   ``pattern`` finds included, and the table's ``leaked`` column counts the ``dev`` rows that share one.
 
-The table also reports, per split, how many inputs were cut to fit their budget (``over length``, the
-``input_truncated`` rows: what ``over_length="skip"`` would leave out).
+The table also reports, per split, how many inputs were cut to fit their budget (``cut to fit``: the
+``input_truncated`` rows, over the budget before the cut, not after; what ``over_length="skip"``
+would leave out).
 
 Every violation names the config, the split, and the rows or keys at fault.
 """
@@ -100,7 +101,7 @@ class CheckReport:
                 "leaked",
                 "budget",
                 "max tokens",
-                "over length",
+                "cut to fit",
             ),
             (
                 (

@@ -126,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--stats",
         action="store_true",
-        help="also print min/median/max input tokens and the over-length count per split",
+        help="also print min/median/max input tokens and how many inputs were cut to fit per split",
     )
     p.add_argument(
         "--holdout",
@@ -764,6 +764,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SuiteError as exc:
         print(f"longbench-suite: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        return _reader_left()
+
+
+#: the exit status of a Unix tool whose reader left (``list | head``): killed by SIGPIPE, 128 + 13
+EXIT_BROKEN_PIPE = 141
+
+
+def _reader_left() -> int:
+    """Stop quietly, as Unix tools do, when whoever reads stdout has gone: nothing more is written,
+    and the output still buffered is dropped instead of failing again at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Sequence
 
 from .errors import UnknownNameError
 from .task import Benchmark
@@ -62,9 +63,19 @@ def list_configs(benchmark_name: str | None = None) -> list[str]:
     return [f"{b}/{c}" for b in names for c in benchmark(b).config_names]
 
 
-def _unknown(kind: str, name: str, candidates: list[str]) -> str:
-    close = difflib.get_close_matches(name, candidates, n=5, cutoff=0.6)
+def _unknown(kind: str, name: str, candidates: list[str], generators_of: Sequence[str] = ()) -> str:
+    """The message for an unknown name: close matches among ``candidates`` and, for a config, the
+    generated configs of the benchmarks ``generators_of`` at the length ``name`` asks for, and their
+    generator tasks where ``name`` looks like theirs (they have no listed lengths, so `list` cannot
+    show them)."""
+    generators = [t for b in generators_of for t in benchmark(b).tasks if not t.lengths]
+    length = name.rpartition("_")[2]
+    at_length = [f"{t.name}_{length}" for t in generators if length and t.accepts_length(length)]
+    close = difflib.get_close_matches(name, [*candidates, *at_length], n=5, cutoff=0.6)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
+    family = [t.name for t in generators if name.split("_", 1)[0] == t.name.split("_", 1)[0]]
+    if family:
+        hint += f" Generated configs are TASK_LENGTH at any length (8k, 48k), TASK one of {', '.join(family)}"
     return f"unknown {kind} {name!r}{hint}"
 
 
@@ -95,7 +106,7 @@ def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
             lengths = _task_configs([benchmark_name], name)
             if lengths:
                 raise UnknownNameError(_task_not_config(f"{benchmark_name}/{name}", lengths))
-            raise UnknownNameError(_unknown(f"config of {benchmark_name}", name, configs))
+            raise UnknownNameError(_unknown(f"config of {benchmark_name}", name, configs, [benchmark_name]))
         return benchmark_name, name
     owners = [b for b in benchmark_names() if benchmark(b).has_config(name)]
     if len(owners) == 1:
@@ -107,4 +118,4 @@ def resolve(name: str, benchmark_name: str | None = None) -> tuple[str, str]:
     if lengths:
         raise UnknownNameError(_task_not_config(name, lengths))
     everything = [c for b in benchmark_names() for c in benchmark(b).config_names]
-    raise UnknownNameError(_unknown("config", name, everything + list_configs()))
+    raise UnknownNameError(_unknown("config", name, everything + list_configs(), benchmark_names()))

@@ -19,7 +19,7 @@ import tempfile
 
 from perf.common import Timer, builders, document, forget, llama2_path, offline_environment, table, workdir
 from perf.multilength import LENGTHS
-from perf.workloads import cached, narrativeqa_mirror
+from perf.workloads import narrativeqa_sources
 
 
 def _best(repeats: int, fn, before) -> tuple[Timer, object]:
@@ -82,12 +82,7 @@ def end_to_end(documents: int, questions: int, min_tokens: int = 200_000) -> Non
     tokenizer = llama2_path()
     counter = load_tokenizer(tokenizer)  # the object every builder below loads (cached by path)
     fast = counter._fast
-    params = {"documents": documents, "questions": questions, "min_tokens": min_tokens, "v": 1}
-    mirror = cached(
-        workdir() / "narrativeqa-mirror",
-        params,
-        lambda root: narrativeqa_mirror(root, documents, questions, min_tokens, counter.count),
-    )
+    mirror = narrativeqa_sources(documents, questions, min_tokens, counter.count)
     timings, rows = {}, {}
     for label, backend in (("fastokens off (before)", None), ("fastokens (after)", fast)):
         counter._fast = backend

@@ -20,7 +20,7 @@ import argparse
 import tempfile
 
 from perf.common import Timer, builders, forget, llama2_path, offline_environment, table, workdir
-from perf.workloads import cached, narrativeqa_mirror
+from perf.workloads import narrativeqa_sources
 
 LENGTHS = ("8k", "16k", "32k", "64k", "128k")
 
@@ -79,12 +79,7 @@ def main(documents: int = 6, questions: int = 20, min_tokens: int = 200_000) -> 
 
     tokenizer = llama2_path()
     counter = load_tokenizer(tokenizer)
-    params = {"documents": documents, "questions": questions, "min_tokens": min_tokens, "v": 1}
-    mirror = cached(
-        workdir() / "narrativeqa-mirror",
-        params,
-        lambda root: narrativeqa_mirror(root, documents, questions, min_tokens, counter.count),
-    )
+    mirror = narrativeqa_sources(documents, questions, min_tokens, counter.count)
     book_chars = sum(
         len(r["document"]["text"]) for r in narrativeqa_books(documents, min_tokens, counter.count)
     )

@@ -167,6 +167,16 @@ def test_cli_list_info_and_errors(capsys):
 
 
 @pytest.mark.slow
+def test_cli_output_into_a_closed_pipe_exits_quietly():
+    """`longbench-suite list | head`: the reader leaves early; no traceback, SIGPIPE's exit status."""
+    command = [sys.executable, "-m", "longbench_suite.cli", "list"]
+    listing = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    listing.stdout.close()  # before a line is written: every write meets a broken pipe
+    errors = listing.stderr.read().decode()
+    assert listing.wait() == cli.EXIT_BROKEN_PIPE
+    assert errors == ""
+
+
 def test_cli_build_writes_jsonl_and_parquet(helmet_mirror, tiny_tokenizer, tmp_path, capsys):
     common = ["--mirror", helmet_mirror, "--tokenizer", tiny_tokenizer, "--cache-dir", str(tmp_path / "c")]
     out_jsonl, out_parquet = tmp_path / "dev.jsonl", tmp_path / "dev.parquet"

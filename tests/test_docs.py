@@ -55,3 +55,37 @@ def test_no_reference_points_outside_the_repository():
         if outside.search(line)
     ]
     assert offenders == []
+
+
+#: a module or package named in a layout block: ``api.py``, ``fit/``
+LAYOUT_ENTRY = re.compile(r"(?<![\w/<>.])([a-z_]\w*(?:\.py|/))(?=\s|$)")
+
+
+def _layout_block(text: str, after: str) -> list[str]:
+    """The lines of the first fenced block after the line ``after``."""
+    section = text.split(after, 1)[1]
+    return section.split("```", 2)[1].splitlines()[1:]
+
+
+def _package_entries(lines: list[str]) -> set[str]:
+    """The modules and packages of ``longbench_suite/`` a layout names: its indented lines' left column."""
+    names = set()
+    for line in lines:
+        if line.startswith("  ") and line.strip():
+            left = re.split(r"\s{2,}", line.strip(), maxsplit=1)[0]
+            names.update(LAYOUT_ENTRY.findall(left))
+    return names
+
+
+def test_the_layouts_name_the_package_as_it_is():
+    package = ROOT / "longbench_suite"
+    present = {p.name + "/" for p in package.iterdir() if (p / "__init__.py").exists()}
+    present |= {p.name for p in package.glob("*.py") if p.name not in ("__init__.py", "_version.py")}
+    present.discard("benchmarks/")  # its own line: benchmarks/<name>/
+    architecture = _package_entries(
+        _layout_block((ROOT / "docs/architecture.md").read_text(encoding="utf-8"), "## 2. Layout")
+    )
+    assert architecture == present, "docs/architecture.md §2 lists every module and package, and no other"
+    readme_text = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = _package_entries(_layout_block(readme_text, "## Development"))
+    assert readme and readme <= present, f"README's Development layout: no {readme - present}"

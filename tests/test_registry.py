@@ -35,6 +35,20 @@ def test_unknown_names_suggest_close_matches():
         registry.resolve("helmet/nq_32")
 
 
+def test_an_unknown_generated_config_suggests_generated_ones_at_its_length():
+    # generated configs exist at any length, so no listing holds them: the message names them
+    with pytest.raises(UnknownNameError) as unknown:
+        registry.resolve("gen_foo_8k")
+    message = str(unknown.value)
+    assert message.startswith("unknown config 'gen_foo_8k'; did you mean gen_json_kv_8k")
+    assert "TASK one of gen_json_kv, gen_niah_single_1" in message and "\n" not in message
+    with pytest.raises(UnknownNameError, match=r"did you mean [^?]*gen_niah_multikey_2_48k"):
+        registry.resolve("helmet/gen_niah_multikey_48k")
+    with pytest.raises(UnknownNameError) as unknown:
+        registry.resolve("nq_33k")
+    assert "Generated configs" not in str(unknown.value)
+
+
 def test_ambiguous_bare_name_lists_qualified_candidates(monkeypatch):
     monkeypatch.setitem(registry.BENCHMARKS, "helmet_copy", registry.BENCHMARKS["helmet"])
     with pytest.raises(UnknownNameError, match="ambiguous; use one of helmet/nq_32k, helmet_copy/nq_32k"):

@@ -244,3 +244,133 @@ def test_an_offline_hub_tokenizer_without_its_cached_config_is_refused_not_guess
     _serve_hub_files(monkeypatch, {"tokenizer.json": llama2_tokenizer, "tokenizer_config.json": "offline"})
     with pytest.raises(TokenizerLoadError, match=r"'example/offline'.*tokenizer_config.json is not in the"):
         load_tokenizer("example/offline")
+
+
+# -- transformers tokenizer objects ------------------------------------------------------------------
+
+#: Meta's Llama-2 tokenizer_config.json names this class, which transformers 5 rebuilds (§5.1)
+LLAMA_CONFIG = {
+    "tokenizer_class": "LlamaTokenizer",
+    "clean_up_tokenization_spaces": False,
+    "bos_token": "<s>",
+    "eos_token": "</s>",
+    "unk_token": "<unk>",
+    "chat_template": "{% for m in messages %}[INST] {{ m['content'] }} [/INST]{% endfor %}",
+}
+
+
+def _auto(folder, **kwargs):
+    transformers = pytest.importorskip("transformers")  # the test extra has it; the floors run may not
+    return transformers.AutoTokenizer.from_pretrained(str(folder), **kwargs)
+
+
+@pytest.fixture(scope="module")
+def llama_folder(llama2_tokenizer, tmp_path_factory) -> Path:
+    """Llama-2's tokenizer.json beside a config naming transformers' LlamaTokenizer."""
+    return _tokenizer_dir(tmp_path_factory.mktemp("llama"), llama2_tokenizer, LLAMA_CONFIG)
+
+
+@pytest.fixture(scope="module")
+def llama(llama_folder):
+    """``AutoTokenizer.from_pretrained(folder)``: a LlamaTokenizer (tests restore what they change)."""
+    return _auto(llama_folder)
+
+
+def test_a_transformers_llama_tokenizer_counts_with_its_tokenizer_json(llama, llama_folder):
+    assert type(llama).__name__ == "LlamaTokenizer"
+    assert llama(" grabbed")["input_ids"] == [1, 2646, 1327, 287]  # transformers 5's rebuilt pipeline
+    counter = load_tokenizer(llama)
+    assert list(counter.encode(" grabbed").ids) == [1, 29871, 2646, 1327, 287]  # the tokenizer.json's
+    assert counter.identity == load_tokenizer(str(llama_folder)).identity  # same rows, same build cache
+
+
+def test_a_generic_transformers_tokenizer_uses_its_backend_json(tiny_tokenizer, llama2_tokenizer):
+    from tokenizers import Tokenizer
+
+    generic = _auto(Path(tiny_tokenizer).parent)
+    assert type(generic).__name__ in ("TokenizersBackend", "PreTrainedTokenizerFast")
+    assert load_tokenizer(generic).identity == load_tokenizer(tiny_tokenizer).identity
+    # built in memory, from no folder at all
+    transformers = pytest.importorskip("transformers")
+    in_memory = transformers.PreTrainedTokenizerFast(tokenizer_object=Tokenizer.from_file(llama2_tokenizer))
+    counter = load_tokenizer(in_memory)
+    assert counter.identity.startswith(load_tokenizer(llama2_tokenizer).identity)
+    assert counter.count("Hello world!") == 4
+
+
+def test_a_transformers_tokenizer_decodes_under_its_own_clean_up_setting(llama, monkeypatch):
+    raw = load_tokenizer(llama)  # as the config says: false
+    monkeypatch.setattr(llama, "clean_up_tokenization_spaces", True)
+    cleaned = load_tokenizer(llama)
+    assert not raw.clean_up_tokenization_spaces and cleaned.clean_up_tokenization_spaces
+    assert raw.identity != cleaned.identity
+    encoding = raw.encode(CLEAN_UP_TEXT)
+    assert "patronise 'men" in raw.decode_span(CLEAN_UP_TEXT, encoding, 0, len(encoding))
+    assert "patronise'men" in cleaned.decode_span(CLEAN_UP_TEXT, encoding, 0, len(encoding))
+
+
+def test_a_hub_loaded_transformers_tokenizer_finds_its_cached_tokenizer_json(
+    llama, llama2_tokenizer, monkeypatch
+):
+    import huggingface_hub
+
+    monkeypatch.setattr(llama, "name_or_path", "example/llama")  # as from_pretrained("example/llama")
+    asked = []
+
+    def cached(repo_id, filename, **_):
+        asked.append((repo_id, filename))
+        return llama2_tokenizer
+
+    monkeypatch.setattr(huggingface_hub, "try_to_load_from_cache", cached)
+    assert load_tokenizer(llama).identity == load_tokenizer(llama2_tokenizer).identity
+    assert asked == [("example/llama", "tokenizer.json")]
+
+
+def test_an_unusable_tokenizer_object_is_one_short_line(llama, tmp_path, monkeypatch):
+    # the folder it came from no longer holds the file
+    monkeypatch.setattr(llama, "name_or_path", str(tmp_path / "gone"))
+    with pytest.raises(TokenizerLoadError) as refused:
+        load_tokenizer(llama)
+    message = str(refused.value)
+    assert "LlamaTokenizer" in message and "tokenizer=PATH" in message
+    assert "\n" not in message and len(message) < 300
+    with pytest.raises(TokenizerLoadError, match=r"^cannot load tokenizer: unsupported type list; pass "):
+        load_tokenizer(["not", "a", "tokenizer"])
+
+
+def test_chat_template_tokenizer_uses_the_objects_template(llama, llama_folder, monkeypatch):
+    from longbench_suite.fit.chat import ChatTemplateError, load_chat_template
+
+    # as loaded, the object's template is the config's: the same template as for the folder
+    as_loaded = load_chat_template("tokenizer", llama)
+    assert as_loaded.identity == load_chat_template("tokenizer", str(llama_folder)).identity
+    monkeypatch.setattr(
+        llama, "chat_template", "{{ bos_token }}{% for m in messages %}<<{{ m['content'] }}>>{% endfor %}"
+    )
+    template = load_chat_template("tokenizer", llama)
+    assert template.template == llama.chat_template
+    assert template.render("hi") == "<s><<hi>>"
+    monkeypatch.setattr(llama, "chat_template", None)
+    with pytest.raises(ChatTemplateError, match="LlamaTokenizer object given as tokenizer, and it has none"):
+        load_chat_template("tokenizer", llama)
+
+
+@pytest.mark.slow
+def test_a_build_under_a_transformers_tokenizer_equals_the_build_under_its_folder(
+    demo_mirror, tiny_tokenizer, tmp_path
+):
+    from longbench_suite import load_dataset
+
+    folder = _tokenizer_dir(tmp_path, tiny_tokenizer, {**LLAMA_CONFIG, "tokenizer_class": None})
+    options = dict(mirror=demo_mirror, pretruncation_tokenizer=tiny_tokenizer, cache_dir=str(tmp_path / "c"))
+
+    def rows(tokenizer) -> list[dict]:
+        stream = load_dataset(
+            "helmet", "narrativeqa_8k", split="eval", streaming=True, tokenizer=tokenizer,
+            chat_template="tokenizer", **options,
+        )  # fmt: skip
+        return list(stream.take(2))
+
+    by_object = rows(_auto(folder))
+    assert by_object == rows(str(folder))
+    assert by_object[0]["chat_template"].startswith("tokenizer:")

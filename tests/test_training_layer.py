@@ -19,7 +19,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 from longbench_suite import load_dataset, mixture, registry, reward_function, sft_lengths
-from longbench_suite.errors import UnknownNameError
+from longbench_suite.errors import DataFormatError, UnknownNameError
 from longbench_suite.metrics import score_task
 from longbench_suite.training import TrainingLengthError, longest_example, source_counts
 from longbench_suite.training.holdout import in_valid
@@ -290,7 +290,7 @@ def test_over_length_rows_are_marked_and_can_be_skipped(demo, caplog):
     assert [r["query_id"] for r in streamed] == kept["query_id"]
 
 
-def test_build_stats_and_check_show_the_over_length_count(demo, capsys):
+def test_build_stats_and_check_show_the_cut_to_fit_count(demo, capsys):
     from longbench_suite import cli
 
     options = ["--mirror", demo["mirror"], "--tokenizer", demo["tokenizer"], "--cache-dir", demo["cache_dir"]]
@@ -298,9 +298,11 @@ def test_build_stats_and_check_show_the_over_length_count(demo, capsys):
     out = capsys.readouterr().out
     rows = load_dataset("helmet", "nq_8k", split="eval", **demo)
     eval_line = next(line for line in out.splitlines() if " eval " in line)
-    assert "over length" in out and eval_line.split()[-1] == str(sum(rows["input_truncated"]))
+    assert "cut to fit" in out and "over length" not in out
+    assert eval_line.split()[-1] == str(sum(rows["input_truncated"])) != "0"
     assert cli.main(["check", "helmet/nq_8k", *options]) in (0, 1)
-    assert "over length" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "cut to fit" in out and "over length" not in out
 
 
 # -- mixtures --------------------------------------------------------------------------------------------
@@ -356,6 +358,48 @@ def test_mixture_patterns_and_errors(demo):
         mixture({"helmet/nope_*": 1}, **demo)
     with pytest.raises(ValueError, match="must be a non-negative number"):
         mixture({"helmet/nq_8k": -1}, **demo)
+
+
+def _readme_mixture_snippet() -> str:
+    section = README.read_text(encoding="utf-8").split("**Mixtures across tasks and lengths.**", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+
+
+def test_the_readme_mixture_runs_as_written(demo, caplog):
+    """HELMET's completion-mode nq with LongBench's chat-mode tasks: the mixture takes chat mode."""
+    snippet = _readme_mixture_snippet()
+    assert 'format="prompt_completion"' in snippet and "chat=" not in snippet
+    scope = {}
+    with caplog.at_level(logging.INFO, logger="longbench_suite"):
+        code = snippet.replace("from longbench_suite import mixture", "")
+        exec(code, {"mixture": _demo_mixture(demo)}, scope)
+    assert "every example is in chat mode" in caplog.text
+    rows = list(scope["train"])
+    sources = source_counts(rows)
+    assert {s.split("/")[0] for s in sources} == {"helmet", "longbench"}
+    assert any(s.startswith("helmet/nq_") for s in sources)
+    for row in rows:
+        assert [turn["role"] for turn in row["prompt"]] == ["user"]
+        assert [turn["role"] for turn in row["completion"]] == ["assistant"]
+
+
+def _demo_mixture(demo):
+    return lambda weights, **kwargs: mixture(weights, **kwargs, **demo)
+
+
+def test_a_mixture_decides_its_mode_when_it_is_made(demo):
+    across = {"helmet/nq_8k": 1, "longbench/qasper_4k": 1}  # completion mode, chat mode
+    turns = datasets.List({"role": datasets.Value("string"), "content": datasets.Value("large_string")})
+    assert mixture(across, format="prompt_completion", **demo).features["prompt"] == turns
+    forced = mixture(across, format="prompt_completion", chat=False, **demo)
+    assert forced.features["prompt"] == datasets.Value("large_string")
+    assert {type(row["prompt"]) for row in forced.take(6)} == {str}
+    agreeing = mixture({"helmet/nq_8k": 1, "helmet/json_kv_8k": 1}, format="messages", **demo)
+    assert set(agreeing.features) == {"text", "source"}  # both completion mode: no chat turns
+    # completion mode for rows fitted under a chat template: refused before any source is loaded
+    with pytest.raises(DataFormatError, match="helmet/narrativeqa_8k are fitted under chat_template="):
+        weights = {"helmet/narrativeqa_8k": 1, "helmet/nq_8k": 1}
+        mixture(weights, chat=False, chat_template="llama-2-chat", **demo)
 
 
 # -- rewards --------------------------------------------------------------------------------------------

@@ -7,12 +7,13 @@ a sandboxed ``jinja2`` environment with ``trim_blocks`` and ``lstrip_blocks``, l
 (``bos_token``, ``eos_token``, …) as variables. :func:`load_chat_template` reads a template from:
 
 - ``"tokenizer"``: the ``chat_template`` of the ``tokenizer_config.json`` beside the build's
-  tokenizer (a local folder or ``tokenizer.json``, or a Hub repo);
+  tokenizer (a local folder or ``tokenizer.json``, or a Hub repo), or of the transformers tokenizer
+  object given as the tokenizer;
 - a built-in name (:data:`BUILTIN`, the files in ``chat_templates/``);
 - a ``.jinja`` file, a ``tokenizer_config.json`` or a folder holding one;
 - the Jinja text itself (anything containing ``{{`` or ``{%``).
 
-Special tokens come from the tokenizer's ``tokenizer_config.json`` (and from the template's own,
+Special tokens come from the tokenizer's ``tokenizer_config.json`` or object (and from the template's own,
 when it is one); a template that uses a variable neither supplies is refused, so nothing renders as
 an empty string by accident.
 """
@@ -28,6 +29,7 @@ from functools import cached_property
 from pathlib import Path
 
 from ..errors import MissingDependencyError, OptionError
+from .tokenizers import is_transformers_tokenizer
 
 _SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
 _BUILTIN_DIR = Path(__file__).resolve().parent / "chat_templates"
@@ -194,23 +196,39 @@ def load_chat_template(spec: str | ChatTemplate, tokenizer_spec: object = None) 
     return (spec if isinstance(spec, ChatTemplate) else _read_template(spec, tokenizer_spec)).validate()
 
 
+def _object_settings(tokenizer) -> dict:
+    """A transformers tokenizer object's chat template and special tokens, as its config names them."""
+    settings = dict(getattr(tokenizer, "special_tokens_map", None) or {})
+    template = getattr(tokenizer, "chat_template", None)
+    settings["chat_template"] = template.get("default") if isinstance(template, dict) else template
+    return settings
+
+
 def _read_template(spec: str, tokenizer_spec: object) -> ChatTemplate:
     if not isinstance(spec, str) or not spec.strip():
         raise ChatTemplateError(f"chat_template must be a name, a path or Jinja text, got {spec!r}")
-    config_path = tokenizer_config_path(tokenizer_spec)
-    variables = special_tokens(_read_json(config_path)) if config_path else {}
-    if spec == "tokenizer":
-        if config_path is None:
+    if is_transformers_tokenizer(tokenizer_spec):
+        config = _object_settings(tokenizer_spec)
+        where = f"the {type(tokenizer_spec).__name__} object given as tokenizer"
+        origin = getattr(tokenizer_spec, "name_or_path", "") or type(tokenizer_spec).__name__
+        label = os.path.basename(origin.rstrip("/")) or origin
+        if spec == "tokenizer" and not config["chat_template"]:
+            raise ChatTemplateError(
+                f"chat_template='tokenizer' uses the chat template of {where}, and it has none; "
+                "set its chat_template, or give a template"
+            )
+    else:
+        config_path = tokenizer_config_path(tokenizer_spec)
+        config = _read_json(config_path) if config_path else None
+        where, label = config_path, os.path.basename(os.path.dirname(config_path or ""))
+        if spec == "tokenizer" and config is None:
             raise ChatTemplateError(
                 f"chat_template='tokenizer' reads the {TOKENIZER_CONFIG} beside the tokenizer, and tokenizer "
                 f"{tokenizer_spec!r} has none; give tokenizer=FOLDER holding it, or a template"
             )
-        config = _read_json(config_path)
-        return ChatTemplate(
-            f"tokenizer:{os.path.basename(os.path.dirname(config_path))}",
-            _template_of_config(config, config_path),
-            variables,
-        )
+    variables = special_tokens(config) if config else {}
+    if spec == "tokenizer":
+        return ChatTemplate(f"tokenizer:{label}", _template_of_config(config, where), variables)
     if "{{" in spec or "{%" in spec:
         return ChatTemplate("jinja", spec, variables)
     if spec in BUILTIN:

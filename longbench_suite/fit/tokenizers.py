@@ -8,11 +8,16 @@ A *tokenizer spec* is one of
 * a path to a ``tokenizer.json`` file, or to a directory holding one;
 * a Hugging Face Hub repo id (``"meta-llama/Llama-2-7b-hf"``, optionally ``"org/name@revision"``),
   whose ``tokenizer.json`` is fetched through ``huggingface_hub`` (honours ``HF_TOKEN``/offline mode);
-* an object: a :class:`TokenCounter`, or a ``tokenizers.Tokenizer``.
+* an object: a :class:`TokenCounter`, a ``tokenizers.Tokenizer``, or a transformers tokenizer
+  (``AutoTokenizer.from_pretrained(path)``, what training scripts hold).
 
 Hugging Face tokenizers are loaded with ``tokenizers.Tokenizer`` from ``tokenizer.json`` and never
 through transformers' ``LlamaTokenizer``: transformers 5 tokenizes Llama-2 differently at leading
 spaces, while the raw ``tokenizer.json`` pipeline reproduces what upstream ran (``docs/ecosystem.md`` §5.1).
+A transformers tokenizer object is counted with that same pipeline (:func:`_from_transformers`): a
+generic fast tokenizer's ``backend_tokenizer`` (its ``tokenizer.json``, verbatim), or, for a
+model-specific class such as ``LlamaTokenizer`` whose pipeline transformers 5 rebuilds, the
+``tokenizer.json`` it was loaded from; the object's own ``clean_up_tokenization_spaces`` decides decoding.
 Decoding (the middle cut) honours the ``clean_up_tokenization_spaces`` of the ``tokenizer_config.json``
 beside it, true where the config does not set it, as in the transformers 4 releases upstream pins
 (``docs/ecosystem.md`` §5.4).
@@ -745,8 +750,11 @@ def _tiktoken_names() -> set[str]:
     return set(_tiktoken().list_encoding_names())
 
 
-def _from_tokenizer_json(path: str, name: str, config_path: str | None) -> HFTokenizer:
-    """The tokenizer in ``path``, decoding with the clean-up its ``config_path`` sets (None: no config)."""
+def _from_tokenizer_json(
+    path: str, name: str, config_path: str | None, clean_up: bool | None = None
+) -> HFTokenizer:
+    """The tokenizer in ``path``, decoding with the clean-up its ``config_path`` sets (None: no config),
+    or with ``clean_up`` where given."""
     try:
         from tokenizers import Tokenizer
     except ImportError:
@@ -758,7 +766,9 @@ def _from_tokenizer_json(path: str, name: str, config_path: str | None) -> HFTok
         tokenizer = Tokenizer.from_file(path)
     except Exception as exc:
         raise TokenizerLoadError(f"cannot load tokenizer {name!r} from {path}: {exc}") from None
-    return HFTokenizer(tokenizer, name=name, clean_up_tokenization_spaces=clean_up_setting(config_path))
+    if clean_up is None:
+        clean_up = clean_up_setting(config_path)
+    return HFTokenizer(tokenizer, name=name, clean_up_tokenization_spaces=clean_up)
 
 
 def _from_hub(repo: str) -> HFTokenizer:
@@ -767,10 +777,11 @@ def _from_hub(repo: str) -> HFTokenizer:
 
 
 @functools.lru_cache(maxsize=16)
-def _load_file(path: str, name: str, version: tuple) -> HFTokenizer:
+def _load_file(path: str, name: str, version: tuple, clean_up: bool | None = None) -> HFTokenizer:
     # ``version`` (size, mtime of tokenizer.json and of its config) is part of the key, so a file
-    # rewritten in place is reloaded.
-    return _from_tokenizer_json(path, name, os.path.join(os.path.dirname(path), TOKENIZER_CONFIG))
+    # rewritten in place is reloaded. ``clean_up``: a transformers object's own setting (None: the
+    # config's beside the file).
+    return _from_tokenizer_json(path, name, os.path.join(os.path.dirname(path), TOKENIZER_CONFIG), clean_up)
 
 
 def _file_version(path: str) -> tuple:
@@ -825,4 +836,71 @@ def load_tokenizer(spec: str | TokenCounter | object) -> TokenCounter:
         return _load_named(spec)
     if type(spec).__module__.startswith("tokenizers") and hasattr(spec, "encode_batch"):
         return HFTokenizer(spec, name=f"tokenizers.Tokenizer<{id(spec):x}>")
-    raise TokenizerLoadError(f"cannot load tokenizer {spec!r}: unsupported type {type(spec).__name__}")
+    if is_transformers_tokenizer(spec):
+        return _from_transformers(spec)
+    raise TokenizerLoadError(
+        f"cannot load tokenizer: unsupported type {type(spec).__name__}; pass a tokenizer.json path or "
+        "folder, a Hub repo id, a tiktoken encoding name, 'words' or 'chars', or a tokenizers/transformers "
+        "tokenizer"
+    )
+
+
+#: transformers' generic fast-tokenizer classes: their ``backend_tokenizer`` is the ``tokenizer.json``
+#: pipeline as written (``PreTrainedTokenizerFast`` is an alias of ``TokenizersBackend`` in transformers 5)
+_GENERIC_FAST = ("TokenizersBackend", "PreTrainedTokenizerFast")
+
+
+def is_transformers_tokenizer(spec: object) -> bool:
+    """Whether ``spec`` is a transformers tokenizer (checked without importing transformers)."""
+    return any(
+        cls.__name__ == "PreTrainedTokenizerBase" and cls.__module__.startswith("transformers.")
+        for cls in type(spec).__mro__
+    )
+
+
+def _from_transformers(tokenizer) -> HFTokenizer:
+    """A transformers tokenizer object, counted with the ``tokenizer.json`` pipeline (module docstring)."""
+    kind = type(tokenizer).__name__
+    origin = getattr(tokenizer, "name_or_path", "") or ""
+    name = origin or f"{kind}<{id(tokenizer):x}>"
+    clean_up = getattr(tokenizer, "clean_up_tokenization_spaces", True)
+    clean_up = clean_up if isinstance(clean_up, bool) else True
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if kind in _GENERIC_FAST and backend is not None:
+        return _from_json_text(backend.to_str(), name, clean_up)
+    path = tokenizer_json_of(origin)
+    if path is None:
+        raise TokenizerLoadError(
+            f"cannot count with the {kind} object: transformers builds its pipeline itself, and no "
+            f"tokenizer.json it was loaded from is found{f' at {origin!r}' if origin else ''}; "
+            "pass tokenizer=PATH (a folder holding tokenizer.json) or a Hub repo id instead"
+        )
+    return _load_file(path, name, _file_version(path), clean_up)
+
+
+def tokenizer_json_of(origin: str) -> str | None:
+    """The ``tokenizer.json`` a transformers tokenizer was loaded from: in the folder ``origin``, or the
+    Hub repo ``origin``'s copy in the Hugging Face cache (never downloaded here); ``None`` if none."""
+    if not origin:
+        return None
+    if os.path.isdir(origin):
+        path = os.path.join(origin, "tokenizer.json")
+        return path if os.path.isfile(path) else None
+    if origin.endswith("tokenizer.json") and os.path.isfile(origin):
+        return origin
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", origin) and not origin.startswith("."):
+        from huggingface_hub import try_to_load_from_cache
+
+        cached = try_to_load_from_cache(origin, "tokenizer.json")
+        return cached if isinstance(cached, str) else None
+    return None
+
+
+@functools.lru_cache(maxsize=16)
+def _from_json_text(json_text: str, name: str, clean_up_tokenization_spaces: bool) -> HFTokenizer:
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_str(json_text)
+    tokenizer.no_truncation()  # transformers sets these per call; counting never pads or truncates
+    tokenizer.no_padding()
+    return HFTokenizer(tokenizer, name=name, clean_up_tokenization_spaces=clean_up_tokenization_spaces)

@@ -12,7 +12,8 @@ from ..fit.tokenizers import TokenCounter
 @dataclass(frozen=True)
 class SplitStats:
     """Rows and input tokens of one split; token figures are ``None`` where the rows carry no counts.
-    ``truncated`` is how many inputs were cut to the budget (over length)."""
+    ``truncated`` is how many inputs the fit cut to their budget (``input_truncated``; the table's
+    "cut to fit")."""
 
     config: str
     split: str
@@ -44,7 +45,7 @@ def stats_of_counts(config: str, split: str, counts: Sequence[int]) -> SplitStat
 
 
 def split_stats(config: str, split: str, rows, counter: TokenCounter | None = None) -> SplitStats:
-    """Row count, min/median/max input tokens (special tokens included) and over-length count of one
+    """Row count, min/median/max input tokens (special tokens included) and cut-to-fit count of one
     split of built rows: from their ``input_tokens`` and ``input_truncated`` columns, counting with
     ``counter`` only where the rows carry no counts."""
     columns = rows.column_names
@@ -81,7 +82,7 @@ def stats_table(stats: Iterable[SplitStats]) -> str:
     header = ["config", "split", "rows", "min tokens", "median tokens", "max tokens"]
     over = any(s.truncated is not None for s in stats)
     if over:
-        header.append("over length")
+        header.append("cut to fit")
     return format_table(
         header,
         (

@@ -5,11 +5,18 @@ streams every matched config, tags each row with its ``source`` (the qualified c
 interleaves them with ``datasets.interleave_datasets``: deterministic for a seed, resumable through
 the stream's ``state_dict()`` / ``load_state_dict()``, and divided among DataLoader workers and nodes
 like any stream. A pattern's weight is shared equally by the configs it matches.
+
+As training examples (``format=``) a mixture has one mode, decided when it is made: its configs' own
+mode when they all have one (their tasks' ``use_chat_template``), else chat mode, the one mode every
+row can take (every row has a user turn: ``input`` without its answer prefix, as upstream's chat mode
+sends the template; a row fitted under a chat template is no completion prompt).
+``chat=True``/``False`` chooses instead.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import logging
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -17,7 +24,9 @@ from dataclasses import dataclass
 import datasets
 
 from .. import registry
-from ..errors import UnknownNameError
+from ..errors import DataFormatError, UnknownNameError
+
+logger = logging.getLogger("longbench_suite")
 
 STOPPING = ("first_exhausted", "all_exhausted", "all_exhausted_without_replacement")
 
@@ -28,6 +37,12 @@ class Source:
 
     config: str  # qualified: benchmark/config
     probability: float
+
+    @property
+    def chat(self) -> bool:
+        """The config's upstream mode: chat (``True``) or completion (``False``)."""
+        bench, config = self.config.split("/", 1)
+        return registry.benchmark(bench).lookup(config)[0].use_chat_template
 
 
 def expand(weights: Mapping[str, float]) -> list[Source]:
@@ -66,7 +81,8 @@ def mixture(
 
     Rows keep the columns every source has (with one type) plus ``source``: a mixture within one
     benchmark keeps them all, one across benchmarks the common ones (``format=`` turns them into
-    training examples, ``source`` kept). ``stopping_strategy`` is
+    training examples, ``source`` kept, in one mode for every row: the configs' own when they agree,
+    else chat mode; ``chat=`` forces one). ``stopping_strategy`` is
     ``interleave_datasets``'s: ``"all_exhausted"`` (default) oversamples the smaller sources until every
     source has been seen whole. ``options`` are :func:`longbench_suite.load_dataset`'s (``mirror``,
     ``tokenizer``, ...).
@@ -77,6 +93,8 @@ def mixture(
     if stopping_strategy not in STOPPING:
         raise UnknownNameError(f"stopping_strategy must be one of {', '.join(STOPPING)}")
     sources = expand(weights)
+    if format is not None or chat is not None:
+        chat = examples_mode(sources, chat, fitted_to_chat_template=options.get("chat_template") is not None)
     extra = {}
     if holdout is not None:
         extra["holdout"] = holdout
@@ -103,6 +121,35 @@ def mixture(
     if format is not None or chat is not None:
         mixed = training_format(mixed, format or "prompt_completion", chat=chat, keep=("source",))
     return mixed
+
+
+def examples_mode(sources: list[Source], chat: bool | None, *, fitted_to_chat_template: bool) -> bool:
+    """The one mode of a mixture's training examples: ``chat`` if given, else the sources' own mode
+    when they agree, else chat mode. Completion mode is refused here, before any row is read, where a
+    chat-mode source was fitted under a chat template."""
+    chat_sources = [s.config for s in sources if s.chat]
+    if chat is False and fitted_to_chat_template and chat_sources:
+        raise DataFormatError(
+            f"chat=False, but the chat-mode rows of {_few(chat_sources)} are fitted under chat_template=, "
+            "so their inputs are no completion-mode prompts; use chat mode, or mix without chat_template"
+        )
+    if chat is not None:
+        return chat
+    if len(chat_sources) in (0, len(sources)):
+        return bool(chat_sources)
+    completion = [s.config for s in sources if not s.chat]
+    logger.info(
+        "mixture: chat-mode configs (%s) and completion-mode ones (%s): every example is in chat mode "
+        "(chat=False for completion mode)",
+        _few(chat_sources),
+        _few(completion),
+    )
+    return True
+
+
+def _few(names: list[str], shown: int = 3) -> str:
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
 
 
 def _tagged(stream: datasets.IterableDataset, config: str) -> datasets.IterableDataset:
