@@ -101,6 +101,7 @@ def test_the_readme_snippet_trains_on_every_row_of_an_8k_config(demo, tokenizer,
     reached = {}
 
     def readme_load_dataset(bench, name, **kwargs):
+        kwargs.pop("demo", None)  # the README's demo=True: the test's own sample sources stand in
         return load_dataset(bench, config, **kwargs, **demo)
 
     def readme_config(**kwargs):
@@ -384,7 +385,11 @@ def test_the_readme_mixture_runs_as_written(demo, caplog):
 
 
 def _demo_mixture(demo):
-    return lambda weights, **kwargs: mixture(weights, **kwargs, **demo)
+    def readme_mixture(weights, demo=False, **kwargs):  # the README's demo=True: the test's sources stand in
+        return mixture(weights, **kwargs, **sources)
+
+    sources = demo
+    return readme_mixture
 
 
 def test_a_mixture_decides_its_mode_when_it_is_made(demo):
