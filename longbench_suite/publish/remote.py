@@ -19,6 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 
 import fsspec
+from fsspec.implementations.dirfs import DirFileSystem
 from fsspec.implementations.local import LocalFileSystem
 
 from ..errors import OptionError, StorageError, describe
@@ -34,6 +35,10 @@ def remote_target(output: str) -> tuple[fsspec.AbstractFileSystem, str] | None:
         fs, root = fsspec.core.url_to_fs(output)
     except (ImportError, ValueError) as exc:
         raise OptionError(f"export --output {output}: fsspec cannot open it ({exc})") from None
+    if isinstance(fs, DirFileSystem) and root == fs.path:
+        # ``dir::URL``: fsspec roots the filesystem at URL's path and returns that path as well, so
+        # paths under it would be rooted twice; the target is that path on the filesystem underneath
+        fs = fs.fs
     if isinstance(fs, LocalFileSystem):
         return None
     return fs, root.rstrip("/")
