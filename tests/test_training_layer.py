@@ -190,6 +190,21 @@ def test_sft_lengths_reads_the_rows_counts_and_refuses_a_length_that_cuts(demo):
     assert sft_lengths(examples) == {"max_length": None}  # no counts to read: never cut either
 
 
+def test_sft_lengths_refuses_a_length_it_cannot_check_on_formatted_rows(demo, tokenizer):
+    """Rows in a training format carry no counts: a given max_length is refused without a tokenizer,
+    and with one it is counted on the examples themselves, as the unformatted rows are."""
+    rows = load_dataset("helmet", "nq_8k", split="eval", **demo)
+    examples = load_dataset("helmet", "nq_8k", split="eval", format="prompt_completion", **demo)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cuts 600 of 600 examples"):
+        sft_lengths(rows, max_length=64)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: .*prompt, completion"):
+        sft_lengths(examples, max_length=64)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cuts 600 of 600 examples .*tokenizer"):
+        sft_lengths(examples, max_length=64, tokenizer=tokenizer)
+    enough = sft_lengths(rows)["max_length"]
+    assert sft_lengths(examples, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("streaming", [False, True])
 def test_packing_works_on_prepared_and_streamed_examples(streaming, demo, tokenizer, tmp_path):

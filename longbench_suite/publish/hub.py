@@ -35,6 +35,7 @@ from ..errors import OptionError, SourceUnavailableError, SuiteError, UnknownNam
 from ..source import MIRROR_ENV
 from ..source.manifest import read_manifest
 from ..task import SPLITS
+from ..training.holdout import check_options as check_holdout_options
 from ..training.holdout import holdout
 from . import card as cards
 from . import remote, staging
@@ -265,6 +266,8 @@ def _export(
 
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    if holdout_fraction is not None:
+        check_holdout_options(None, holdout_fraction)
     distributed.check_engine(engine, address, num_proc)
     target = remote.remote_target(output_dir)
     if target is not None:
