@@ -19,7 +19,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 from longbench_suite import load_dataset, mixture, registry, reward_function, sft_lengths
-from longbench_suite.errors import UnknownNameError
+from longbench_suite.errors import OptionError, UnknownNameError
 from longbench_suite.metrics import score_task
 from longbench_suite.training import TrainingLengthError, longest_example, source_counts
 from longbench_suite.training.holdout import in_valid
@@ -255,7 +255,7 @@ def test_holdout_streams_like_it_is_prepared_and_refuses_other_splits(demo):
     assert [r["query_id"] for r in streamed] == prepared["query_id"] and len(prepared) > 0
     with pytest.raises(UnknownNameError, match="holdout='valid' splits the dev split: pass split='dev'"):
         load_dataset("helmet", "popqa_16k", split="eval", holdout="valid", **demo)
-    with pytest.raises(ValueError, match="holdout_fraction must be a number between 0 and 1"):
+    with pytest.raises(OptionError, match=r"holdout_fraction \(--holdout-fraction\) must be a number"):
         load_dataset("helmet", "popqa_16k", split="dev", holdout="valid", holdout_fraction=1.5, **demo)
 
 
