@@ -29,11 +29,13 @@ def check_writable(target: str, option: str) -> None:
         existing = os.path.dirname(existing)
     if not os.path.isdir(existing):
         raise OptionError(f"{option} {target}: {existing} is a file, so no folder can be made under it")
-    if not os.access(existing, os.W_OK):
+    try:  # a real probe: permission bits say nothing of a read-only mount, nor to root
+        os.rmdir(tempfile.mkdtemp(prefix=".longbench-suite-probe-", dir=existing))
+    except OSError as exc:
         raise StorageError(
-            f"{option} {target}: cannot write in {existing} (read-only or not permitted); an export is "
-            "written beside its folder first, then renamed into place"
-        )
+            f"{option} {target}: cannot write in {existing} ({describe(exc)}); an export is written "
+            "beside its folder first, then renamed into place"
+        ) from None
 
 
 def _link_or_copy(source: str, target: str) -> None:
