@@ -472,10 +472,11 @@ def _naming_the_hub(token: str | None) -> Iterator[None]:
     try:
         yield
     except Exception as exc:
-        # huggingface_hub's HTTP client (httpx or its successor) reports these as TransportError
-        failed = isinstance(exc, (ConnectionError, TimeoutError)) or any(
-            c.__name__ == "TransportError" for c in type(exc).__mro__
-        )
+        # by the names huggingface_hub's HTTP clients give them: httpx's (and its successor's)
+        # TransportError, requests' ConnectionError and Timeout, and the built-in ones
+        failed = {c.__name__ for c in type(exc).__mro__} & {
+            "TransportError", "ConnectionError", "Timeout", "TimeoutError"
+        }
         if not failed or isinstance(exc, SuiteError):
             raise
         endpoint = constants.ENDPOINT.rstrip("/")
