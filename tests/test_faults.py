@@ -1042,6 +1042,8 @@ RUNAWAY_TEMPLATES = {
         r"it rendered more than \d+ characters for a user turn of \d+",
     ),
     "power": ("{{ 2 ** (2 ** 40) }}" + GOOD_TEMPLATE, r"'\*\*' would make \d+ items"),
+    "string-method": ("{{ 'x'.ljust(10**10) }}" + GOOD_TEMPLATE, r"a width of 10000000000 is more than"),
+    "filter": ("{{ 'x' | center(10**10) }}" + GOOD_TEMPLATE, r"a width of 10000000000 is more than"),
     "recursion": (
         "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}" + GOOD_TEMPLATE,
         r"refused a user turn: maximum recursion depth exceeded",

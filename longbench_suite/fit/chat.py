@@ -20,13 +20,15 @@ A template is code from the user's side, so its work is bounded before anything 
 include, import or extend other templates (the environment has no loader: nothing is read from disk);
 its ``range()`` calls may together make at most :data:`MAX_RANGE_STEPS` steps per rendering; and a
 rendering may hold the user turn plus at most :data:`TEMPLATE_CHARS_PER_TOKEN` characters per token of
-the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*`` and ``**`` are
-checked before they compute, and the output is counted as it is produced; a template past a bound is a
+the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*``, ``**`` and the widths given
+to string methods and to the ``center``/``indent`` filters are checked before they compute, the result
+of ``%`` once it is made, and the output as it is produced; a template past a bound is a
 :class:`ChatTemplateError` naming it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -84,6 +86,13 @@ def _bounded_sandbox(sandbox: type) -> type:
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.globals["range"] = _bounded_range
+            for name in _WIDTH_FILTERS:  # their width arguments size the text they make
+                self.filters[name] = _checked_widths(self.filters[name])
+
+        def call(__self, __context, __obj, *args, **kwargs):  # names that no keyword argument can take
+            if isinstance(getattr(__obj, "__self__", None), str):  # 'x'.ljust(n), .center(n), .zfill(n)
+                _check_widths(args, kwargs)
+            return super().call(__context, __obj, *args, **kwargs)
 
         def call_binop(self, context, operator: str, left, right):
             chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
@@ -102,6 +111,28 @@ def _bounded_sandbox(sandbox: type) -> type:
             return result
 
     return BoundedSandbox
+
+
+#: jinja2's filters whose integer arguments are widths of the text they make
+_WIDTH_FILTERS = ("center", "indent")
+
+
+def _check_widths(args: tuple, kwargs: dict) -> None:
+    from jinja2.exceptions import SecurityError
+
+    chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and value > chars:
+            raise SecurityError(f"a width of {value} is more than the {chars} characters allowed")
+
+
+def _checked_widths(jinja_filter):
+    @functools.wraps(jinja_filter)  # keeps jinja2's pass_environment/pass_context marks
+    def checked(value, *args, **kwargs):
+        _check_widths(args, kwargs)
+        return jinja_filter(value, *args, **kwargs)
+
+    return checked
 
 
 def _bounded_range(*args: int) -> range:
