@@ -235,7 +235,7 @@ import sys, time
 import s3fs
 from longbench_suite import export
 
-url, marker, shard_size, mirror, tokenizer, cache = sys.argv[1:]
+url, marker, shard_size, mirror, tokenizer, cache, engine, address = sys.argv[1:]
 upload = s3fs.S3FileSystem._put_file
 
 async def upload_then_stall(self, lpath, rpath, **kwargs):
@@ -246,7 +246,7 @@ async def upload_then_stall(self, lpath, rpath, **kwargs):
 
 s3fs.S3FileSystem._put_file = upload_then_stall
 export(["longbench/qasper_4k"], url, max_shard_size=shard_size, mirror=mirror, tokenizer=tokenizer,
-       cache_dir=cache, histogram=False)
+       cache_dir=cache, histogram=False, engine=engine, address=address or None)
 """
 
 
@@ -282,8 +282,11 @@ def s3_server(monkeypatch, tmp_path):
         ("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}"),
     ):
         monkeypatch.setenv(name, value)
-    fsspec.filesystem("s3", skip_instance_cache=True).mkdir("exports")
-    yield
+    s3fs = sys.modules["s3fs"]
+    s3fs.S3FileSystem.clear_instance_cache()  # fsspec keeps instances, bound to an earlier server's port
+    fsspec.filesystem("s3").mkdir("exports")
+    yield server
+    s3fs.S3FileSystem.clear_instance_cache()
     server.kill()
     server.wait()
 
@@ -325,14 +328,16 @@ def _parquet_rows(data: bytes) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("engine", ["local", "ray"])
 def test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say(
-    s3_server, demo_mirror, tiny_tokenizer, tmp_path
+    engine, s3_server, demo_mirror, tiny_tokenizer, tmp_path, request
 ):
     """docs/distributed.md §4, on a target in another process (a loopback S3 server): an export killed
     after its first Parquet upload leaves every uploaded file whole, and the card of before — none on a
-    fresh target, so a reader finds no config there; over an earlier export, the old card, whose glob
-    then matches the old shards and the new one (a reader gets rows twice). A rerun gives the bytes of
-    a local export."""
+    fresh target, so a config asked for by name is not found; over an earlier export, the old card,
+    whose glob then matches the old shards and the new one (a reader gets rows twice). A rerun gives
+    the bytes of a local export. With ``engine="ray"`` the killed driver's rows were built by tasks on
+    a Ray cluster (a fresh cache: nothing is taken from the local builds)."""
     import signal
     import subprocess
     import time
@@ -344,12 +349,16 @@ def test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say(
     one_shard, shards = snapshot(tmp_path / "one-shard"), snapshot(tmp_path / "shards")
     rows = _rows_a_reader_of_the_card_gets(shards, "qasper_4k", "eval")
     assert sum(n.startswith("qasper_4k/eval-") for n in shards) > 1 and rows > 0
+    address = ""
+    if engine == "ray":  # the child joins this cluster as a driver; killed, its job ends with it
+        address = request.getfixturevalue("ray_cluster").get_runtime_context().gcs_address
 
     def killed_after_the_first_parquet(url: str) -> None:
         marker = tmp_path / f"marker-{url.rsplit('/', 1)[1]}"
-        argv = [sys.executable, "-c", UPLOAD_THEN_STALL, url, str(marker), "50KB", demo_mirror]
-        child = subprocess.Popen([*argv, tiny_tokenizer, cache], stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 120
+        child_cache = str(tmp_path / f"cache-{url.rsplit('/', 1)[1]}") if engine == "ray" else cache
+        argv = [url, str(marker), "50KB", demo_mirror, tiny_tokenizer, child_cache, engine, address]
+        child = subprocess.Popen([sys.executable, "-c", UPLOAD_THEN_STALL, *argv], stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 300
         while not marker.exists():
             assert child.poll() is None, f"the export ended before the kill: {child.stderr.read()}"
             assert time.monotonic() < deadline, "the export never uploaded a Parquet file"
@@ -361,7 +370,7 @@ def test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say(
     fresh = "s3://exports/fresh"
     killed_after_the_first_parquet(fresh)
     left = _s3_files(fresh)
-    assert "README.md" not in left  # no card: a reader finds no config here
+    assert "README.md" not in left  # no card: no config is listed
     assert [n for n in left if n.endswith(".parquet")] and all(left[n] == shards[n] for n in left)
     export(["longbench/qasper_4k"], fresh, max_shard_size="50KB", **options)
     assert _s3_files(fresh) == shards
@@ -381,3 +390,19 @@ def test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say(
     assert set(_query_ids(left[new])) <= set(_query_ids(left[old_shard]))  # the same rows, twice
     export(["longbench/qasper_4k"], again, max_shard_size="50KB", **options)
     assert _s3_files(again) == shards
+
+
+@pytest.mark.slow
+def test_a_remote_target_that_cannot_be_reached_is_one_line(s3_server, demo_mirror, tiny_tokenizer, tmp_path):
+    """The S3 server gone: the export fails in one line naming the target and the endpoint, before any
+    config is built."""
+    from longbench_suite.errors import StorageError
+
+    s3_server.kill()
+    s3_server.wait()
+    with pytest.raises(StorageError) as raised:
+        export(["helmet/nq_8k"], "s3://exports/gone", mirror=demo_mirror, tokenizer=tiny_tokenizer)
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert message.startswith("export --output s3://exports/gone: reading exports/gone failed: "), message
+    assert "Could not connect to the endpoint URL" in message and os.environ["AWS_ENDPOINT_URL"] in message

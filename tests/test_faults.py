@@ -562,6 +562,7 @@ FAULT_CLASSES = {
         "zip-404-streamed",
         "test_downloads.py::test_a_permanent_error_is_not_retried",
         "test_hub_push.py::test_a_hub_that_cannot_be_reached_is_one_line_naming_it",
+        "test_distributed.py::test_a_remote_target_that_cannot_be_reached_is_one_line",
     ],
     "transient": [
         *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("500", "cut-off")),
