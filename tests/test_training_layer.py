@@ -203,6 +203,10 @@ def test_sft_lengths_refuses_a_length_it_cannot_check_on_formatted_rows(demo, to
         sft_lengths(examples, max_length=64, tokenizer=tokenizer)
     enough = sft_lengths(rows)["max_length"]
     assert sft_lengths(examples, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
+    texts = load_dataset("helmet", "nq_8k", split="eval", format="messages", **demo)  # completion mode: text
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: .*\(text\)"):
+        sft_lengths(texts, max_length=64)
+    assert sft_lengths(texts, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
 
 
 @pytest.mark.slow

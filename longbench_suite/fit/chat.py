@@ -20,10 +20,10 @@ A template is code from the user's side, so its work is bounded before anything 
 include, import or extend other templates (the environment has no loader: nothing is read from disk);
 its ``range()`` calls may together make at most :data:`MAX_RANGE_STEPS` steps per rendering; and a
 rendering may hold the user turn plus at most :data:`TEMPLATE_CHARS_PER_TOKEN` characters per token of
-the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*``, ``**`` and the widths given
-to string methods and to the ``center``/``indent`` filters are checked before they compute, the result
-of ``%`` once it is made, and the output as it is produced; a template past a bound is a
-:class:`ChatTemplateError` naming it.
+the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*``, ``**`` and the
+widths given to string methods and to the ``center``/``indent`` filters are checked before they
+compute, the result of ``%`` once it is made, and the output as it is produced; a template past a
+bound is a :class:`ChatTemplateError` naming it.
 """
 
 from __future__ import annotations

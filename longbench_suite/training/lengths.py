@@ -67,7 +67,9 @@ def sft_lengths(rows, *, max_length: int | None = None, tokenizer=None) -> dict[
     chat template exactly); for a stream, or rows without counts, ``max_length=None``, which TRL reads
     as "never truncate". Given ``max_length``, checks it instead and raises
     :class:`TrainingLengthError` when it would cut examples. Counts are in the config's tokenizer:
-    build the config with your model's tokenizer (``tokenizer=``) for exact numbers.
+    build the config with your model's tokenizer (``tokenizer=``) for exact numbers. Rows already in a
+    training format carry no counts: a ``max_length`` given for them is checked by tokenizing the
+    examples with ``tokenizer`` (its chat template for conversations), and refused without one.
     """
     longest = longest_example(rows, tokenizer) if isinstance(rows, datasets.Dataset) else None
     formatted = isinstance(rows, datasets.Dataset) and _example_columns(rows)
