@@ -258,9 +258,12 @@ class ChatTemplate:
                     )
                 pieces.append(piece)
         except jinja2.exceptions.SecurityError as exc:
+            sized = "" if "range()" in str(exc) else (
+                f" (the bound is the user turn plus {TEMPLATE_CHARS_PER_TOKEN} characters per budget token, "
+                f"{own} here)"
+            )
             raise ChatTemplateError(
-                f"chat template {self.name!r} exceeds the work a template may do: {exc} (the bound is the "
-                f"user turn plus {TEMPLATE_CHARS_PER_TOKEN} characters per budget token, {own} here)"
+                f"chat template {self.name!r} exceeds the work a template may do: {exc}{sized}"
             ) from None
         except (jinja2.exceptions.TemplateError, OverflowError, RecursionError) as exc:
             raise ChatTemplateError(f"chat template {self.name!r} refused a user turn: {exc}") from None
