@@ -422,25 +422,24 @@ def push(
             return PushResult(
                 **vars(result), url=repo_url(repo_id), commit_message=message, delete_patterns=patterns
             )
+        hub = HfApi(token=token)
+        hub_card = os.path.join(scratch, "hub-card")
         with _naming_the_hub(token):
-            hub = HfApi(token=token)
             hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
             if revision:
                 hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
             # The repo's card files go to the scratch folder, never into the output folder: the export
             # merges them into its staging folder, which replaces the output folder once uploaded.
-            hub_card = os.path.join(scratch, "hub-card")
             listed = _fetch_card_files(hub, repo_id, revision, hub_card, os.path.join(scratch, "hub-cache"))
-            _check_hub_card(hub_card, repo_id, benchmark)
-            deletions: list[str] = []
+        _check_hub_card(hub_card, repo_id, benchmark)
+        deletions: list[str] = []
 
-            def upload(stage: str, result: ExportResult) -> None:
-                _uploads(result, stage)
-                deletions.extend(
-                    f
-                    for f in listed
-                    if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
-                )
+        def upload(stage: str, result: ExportResult) -> None:
+            _uploads(result, stage)
+            deletions.extend(
+                f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
+            )
+            with _naming_the_hub(token):
                 hub.upload_folder(
                     repo_id=repo_id,
                     repo_type="dataset",
@@ -451,16 +450,14 @@ def push(
                     delete_patterns=patterns,
                 )
 
-            result = _export(
-                configs, folder, repo_id=repo_id, hub_card=hub_card, before_move=upload, **options
-            )
-            return PushResult(
-                **vars(result),
-                url=repo_url(repo_id),
-                commit_message=message,
-                delete_patterns=patterns,
-                deletions=deletions,
-            )
+        result = _export(configs, folder, repo_id=repo_id, hub_card=hub_card, before_move=upload, **options)
+        return PushResult(
+            **vars(result),
+            url=repo_url(repo_id),
+            commit_message=message,
+            delete_patterns=patterns,
+            deletions=deletions,
+        )
 
 
 @contextlib.contextmanager
