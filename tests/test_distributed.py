@@ -224,3 +224,185 @@ def test_a_task_failing_with_anything_else_is_one_line_and_cancels_the_rest():
     ):
         rows("eval", 0)
     assert sorted(cancelled) == ["ref1", "ref2"]
+
+
+# -- a remote target (a loopback S3 server, moto) and an export killed mid-upload -----------------------
+
+# The child exports one config to an s3:// URL and, after its first Parquet file is uploaded, writes a
+# marker file and sleeps until it is killed.
+UPLOAD_THEN_STALL = """
+import sys, time
+import s3fs
+from longbench_suite import export
+
+url, marker, shard_size, mirror, tokenizer, cache, engine, address = sys.argv[1:]
+upload = s3fs.S3FileSystem._put_file
+
+async def upload_then_stall(self, lpath, rpath, **kwargs):
+    await upload(self, lpath, rpath, **kwargs)
+    if rpath.endswith(".parquet"):
+        open(marker, "w").close()
+        time.sleep(600)
+
+s3fs.S3FileSystem._put_file = upload_then_stall
+export(["longbench/qasper_4k"], url, max_shard_size=shard_size, mirror=mirror, tokenizer=tokenizer,
+       cache_dir=cache, histogram=False, engine=engine, address=address or None)
+"""
+
+
+@pytest.fixture
+def s3_server(monkeypatch, tmp_path):
+    """A moto S3 server on loopback, in its own process, and the environment that sends s3fs there."""
+    import socket
+    import subprocess
+    import time
+
+    pytest.importorskip("s3fs")
+    pytest.importorskip("moto.server")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            break
+        except OSError:
+            assert server.poll() is None and time.monotonic() < deadline, "the moto server did not start"
+            time.sleep(0.1)
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "testing"),
+        ("AWS_SECRET_ACCESS_KEY", "testing"),
+        ("AWS_DEFAULT_REGION", "us-east-1"),
+        ("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}"),
+    ):
+        monkeypatch.setenv(name, value)
+    s3fs = sys.modules["s3fs"]
+    s3fs.S3FileSystem.clear_instance_cache()  # fsspec keeps instances, bound to an earlier server's port
+    fsspec.filesystem("s3").mkdir("exports")
+    yield server
+    s3fs.S3FileSystem.clear_instance_cache()
+    server.kill()
+    server.wait()
+
+
+def _s3_files(url: str) -> dict[str, bytes]:
+    fs, root = fsspec.core.url_to_fs(url, skip_instance_cache=True)  # no listing cached from before
+    return {p[len(root) + 1 :]: fs.cat_file(p) for p in fs.find(root)}
+
+
+def _rows_a_reader_of_the_card_gets(files: dict[str, bytes], config: str, split: str) -> int:
+    """What ``datasets.load_dataset`` reads for ``config``/``split``: the card's ``data_files`` glob
+    over the target's files, every matching Parquet file whole."""
+    import fnmatch
+
+    from datasets.utils.metadata import MetadataConfigs
+    from huggingface_hub import DatasetCardData
+    from huggingface_hub.repocard import RepoCard
+
+    card = RepoCard(files["README.md"].decode("utf-8"))
+    configs = MetadataConfigs.from_dataset_card_data(DatasetCardData(**card.data.to_dict()))
+    (pattern,) = [f["path"] for f in configs[config]["data_files"] if f["split"] == split]
+    return sum(_parquet_rows(files[name]) for name in files if fnmatch.fnmatch(name, pattern))
+
+
+def _query_ids(data: bytes) -> list[str]:
+    import io
+
+    import pyarrow.parquet as pq
+
+    return pq.read_table(io.BytesIO(data), columns=["query_id"]).column("query_id").to_pylist()
+
+
+def _parquet_rows(data: bytes) -> int:
+    import io
+
+    import pyarrow.parquet as pq
+
+    return pq.read_metadata(io.BytesIO(data)).num_rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", ["local", "ray"])
+def test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say(
+    engine, s3_server, demo_mirror, tiny_tokenizer, tmp_path, request
+):
+    """docs/distributed.md §4, on a target in another process (a loopback S3 server): an export killed
+    after its first Parquet upload leaves every uploaded file whole, and the card of before — none on a
+    fresh target, so a config asked for by name is not found; over an earlier export, the old card,
+    whose glob then matches the old shards and the new one (a reader gets rows twice). A rerun gives
+    the bytes of a local export. With ``engine="ray"`` the killed driver's rows were built by tasks on
+    a Ray cluster (a fresh cache: nothing is taken from the local builds)."""
+    import signal
+    import subprocess
+    import time
+
+    cache = str(tmp_path / "cache")
+    options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=cache, histogram=False)
+    export(["longbench/qasper_4k"], str(tmp_path / "one-shard"), **options)
+    export(["longbench/qasper_4k"], str(tmp_path / "shards"), max_shard_size="50KB", **options)
+    one_shard, shards = snapshot(tmp_path / "one-shard"), snapshot(tmp_path / "shards")
+    rows = _rows_a_reader_of_the_card_gets(shards, "qasper_4k", "eval")
+    assert sum(n.startswith("qasper_4k/eval-") for n in shards) > 1 and rows > 0
+    address = ""
+    if engine == "ray":  # the child joins this cluster as a driver; killed, its job ends with it
+        address = request.getfixturevalue("ray_cluster").get_runtime_context().gcs_address
+
+    def killed_after_the_first_parquet(url: str) -> None:
+        marker = tmp_path / f"marker-{url.rsplit('/', 1)[1]}"
+        child_cache = str(tmp_path / f"cache-{url.rsplit('/', 1)[1]}") if engine == "ray" else cache
+        argv = [url, str(marker), "50KB", demo_mirror, tiny_tokenizer, child_cache, engine, address]
+        child = subprocess.Popen([sys.executable, "-c", UPLOAD_THEN_STALL, *argv], stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 300
+        while not marker.exists():
+            assert child.poll() is None, f"the export ended before the kill: {child.stderr.read()}"
+            assert time.monotonic() < deadline, "the export never uploaded a Parquet file"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stderr.close()
+
+    fresh = "s3://exports/fresh"
+    killed_after_the_first_parquet(fresh)
+    left = _s3_files(fresh)
+    assert "README.md" not in left  # no card: no config is listed
+    assert [n for n in left if n.endswith(".parquet")] and all(left[n] == shards[n] for n in left)
+    export(["longbench/qasper_4k"], fresh, max_shard_size="50KB", **options)
+    assert _s3_files(fresh) == shards
+
+    again = "s3://exports/again"
+    export(["longbench/qasper_4k"], again, **options)
+    assert _s3_files(again) == one_shard
+    killed_after_the_first_parquet(again)
+    left = _s3_files(again)
+    assert left["README.md"] == one_shard["README.md"]  # the card of before
+    (new,) = [n for n in left if n not in one_shard]
+    assert left[new] == shards[new]  # one whole new shard beside the old ones
+    split = new.split("/")[1].split("-")[0]
+    old_rows = _rows_a_reader_of_the_card_gets(one_shard, "qasper_4k", split)
+    assert _rows_a_reader_of_the_card_gets(left, "qasper_4k", split) == old_rows + _parquet_rows(left[new])
+    (old_shard,) = [n for n in one_shard if n.startswith(f"qasper_4k/{split}-")]
+    assert set(_query_ids(left[new])) <= set(_query_ids(left[old_shard]))  # the same rows, twice
+    export(["longbench/qasper_4k"], again, max_shard_size="50KB", **options)
+    assert _s3_files(again) == shards
+
+
+@pytest.mark.slow
+def test_a_remote_target_that_cannot_be_reached_is_one_line(s3_server, demo_mirror, tiny_tokenizer, tmp_path):
+    """The S3 server gone: the export fails in one line naming the target and the endpoint, before any
+    config is built."""
+    from longbench_suite.errors import StorageError
+
+    s3_server.kill()
+    s3_server.wait()
+    with pytest.raises(StorageError) as raised:
+        export(["helmet/nq_8k"], "s3://exports/gone", mirror=demo_mirror, tokenizer=tiny_tokenizer)
+    message = str(raised.value)
+    assert "\n" not in message, message
+    assert message.startswith("export --output s3://exports/gone: reading exports/gone failed: "), message
+    assert "Could not connect to the endpoint URL" in message and os.environ["AWS_ENDPOINT_URL"] in message

@@ -562,6 +562,8 @@ FAULT_CLASSES = {
         "tar-404-streamed",
         "zip-404-streamed",
         "test_downloads.py::test_a_permanent_error_is_not_retried",
+        "test_hub_push.py::test_a_hub_that_cannot_be_reached_is_one_line_naming_it",
+        "test_distributed.py::test_a_remote_target_that_cannot_be_reached_is_one_line",
     ],
     "transient": [
         *(f"{p}-{f}" for p in ("tar", "zip", "json") for f in ("500", "cut-off")),
@@ -618,6 +620,7 @@ FAULT_CLASSES = {
         "cache-read-only-streamed",
         "test_faults.py::test_a_read_only_cache_serves_the_builds_it_holds",
         "test_outputs.py::test_a_failed_output_write_leaves_the_previous_file",
+        "test_publish_export.py::test_an_export_target_that_cannot_be_made_is_one_line_before_anything_is_built",
     ],
     "option": [
         "cache-dir-is-a-file",
@@ -630,12 +633,17 @@ FAULT_CLASSES = {
         "test_outputs.py::test_output_may_not_be_a_folder_nor_a_source",
         "test_outputs.py::test_export_output_that_is_a_file_is_one_line",
         "test_outputs.py::test_a_re_export_never_drops_a_file_it_did_not_write",
+        "test_faults.py::test_a_chat_template_that_reads_files_or_is_not_text_is_refused_before_building",
+        "test_training_layer.py::test_holdout_streams_like_it_is_prepared_and_refuses_other_splits",
+        "test_training_layer.py::test_sft_lengths_refuses_a_length_it_cannot_check_on_formatted_rows",
     ],
+    "unbounded": ["test_faults.py::test_a_chat_template_past_its_bounds_is_one_line"],
     "dependency": ["no-aiohttp", "no-tiktoken", "tokenizer-unparseable", "default-tokenizer-gated-offline"],
     "killed": [
         "test_faults.py::test_a_build_killed_midway_leaves_nothing_a_rebuild_trusts",
         "test_downloads.py::test_a_killed_download_resumes_from_its_partial_file",
         "test_downloads.py::test_a_partial_file_of_another_version_is_not_resumed",
+        "test_distributed.py::test_an_export_killed_mid_upload_to_s3_leaves_what_the_docs_say",
     ],
     "predict": [
         "test_faults.py::test_predict_a_200_reply_that_is_not_json",
@@ -1248,3 +1256,92 @@ def test_score_a_predictions_file_with_a_byte_that_is_not_utf8(predict_demo, tmp
     assert cli.main(argv) == 0
     (result,) = json.loads((tmp_path / "s.json").read_text())["results"]
     assert all(v == pytest.approx(100.0) for v in result["headline"].values())
+
+
+# -- chat templates: code from the user's side -------------------------------------------------------
+
+CHAT_CONFIG = ("helmet", "alce_asqa_8k")  # a chat-mode task: its user turns are fitted under the template
+GOOD_TEMPLATE = "{% for m in messages %}[USER] {{ m.content }}{% endfor %}[ASSISTANT]"
+
+RUNAWAY_TEMPLATES = {
+    "repeat": (
+        "{{ 'x' * 10**8 }}" + GOOD_TEMPLATE,
+        r"'\*' would make 100000000 items, more than the \d+ allowed \(the bound is the user turn plus "
+        r"32 characters per budget token, \d+ here\)",
+    ),
+    "range": (
+        "{% for i in range(10**9) %}{% endfor %}" + GOOD_TEMPLATE,
+        r"its range\(\) calls make more than 100000 steps in one rendering",
+    ),
+    "nested-ranges": (
+        "{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}" + GOOD_TEMPLATE,
+        r"its range\(\) calls make more than 100000 steps in one rendering",
+    ),
+    "growing-output": (
+        "{% for i in range(5000) %}" + GOOD_TEMPLATE + "{% endfor %}",
+        r"it rendered more than \d+ characters for a user turn of \d+",
+    ),
+    "power": ("{{ 2 ** (2 ** 40) }}" + GOOD_TEMPLATE, r"'\*\*' would make \d+ items"),
+    "string-method": ("{{ 'x'.ljust(10**10) }}" + GOOD_TEMPLATE, r"a width of 10000000000 is more than"),
+    "filter": ("{{ 'x' | center(10**10) }}" + GOOD_TEMPLATE, r"a width of 10000000000 is more than"),
+    "recursion": (
+        "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}" + GOOD_TEMPLATE,
+        r"refused a user turn: maximum recursion depth exceeded",
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def chat_rows(demo_mirror, tiny_tokenizer, tmp_path_factory):
+    """The chat config's rows under the good template, from a clean cache."""
+    return _build_under(GOOD_TEMPLATE, demo_mirror, tiny_tokenizer, str(tmp_path_factory.mktemp("chat")))
+
+
+def _build_under(template: str, demo_mirror: str, tiny_tokenizer: str, cache: str) -> dict:
+    built = load_dataset(
+        *CHAT_CONFIG, mirror=demo_mirror, tokenizer=tiny_tokenizer, cache_dir=cache, chat_template=template
+    )
+    return {s: d.to_list() for s, d in built.items()}
+
+
+@pytest.mark.parametrize("template, names", RUNAWAY_TEMPLATES.values(), ids=RUNAWAY_TEMPLATES.keys())
+def test_a_chat_template_past_its_bounds_is_one_line(
+    template, names, chat_rows, demo_mirror, tiny_tokenizer, tmp_path
+):
+    """A template's work is bounded before its text reaches the token counter (``fit/chat.py``): the
+    build fails in one line naming the template and the bound, leaves nothing a later build trusts, and
+    the same cache then builds the good template's rows."""
+    from longbench_suite.fit.chat import ChatTemplateError
+
+    cache = str(tmp_path / "cache")
+    with pytest.raises(ChatTemplateError) as raised:
+        _build_under(template, demo_mirror, tiny_tokenizer, cache)
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith("chat template 'jinja' "), message
+    assert re.search(names, message), message
+    assert trusted_leftovers(cache, good_digests(demo_mirror)) == []
+    assert _build_under(GOOD_TEMPLATE, demo_mirror, tiny_tokenizer, cache) == chat_rows
+
+
+def test_a_chat_template_that_reads_files_or_is_not_text_is_refused_before_building(
+    demo_mirror, tiny_tokenizer, tmp_path, monkeypatch
+):
+    """``{% include %}`` (and import, extends) is refused when the template is read: nothing is read from
+    disk; a template file that is not UTF-8 text is one line naming the file."""
+    from longbench_suite import builder
+    from longbench_suite.fit.chat import ChatTemplateError
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("a row was made under a template that should have been refused")
+
+    monkeypatch.setattr(builder, "make_row", no_build)
+    cache = str(tmp_path / "cache")
+    for statement in ("{% include '/etc/passwd' %}", "{% import '/etc/passwd' as p %}", "{% extends 'x' %}"):
+        with pytest.raises(ChatTemplateError) as refused:
+            _build_under(statement + GOOD_TEMPLATE, demo_mirror, tiny_tokenizer, cache)
+        message = str(refused.value)
+        assert "\n" not in message and "includes, imports or extends another template ('" in message
+    binary = tmp_path / "binary.jinja"
+    binary.write_bytes(bytes(range(128, 256)))
+    with pytest.raises(ChatTemplateError, match=rf"^cannot read chat template file {re.escape(str(binary))}"):
+        _build_under(str(binary), demo_mirror, tiny_tokenizer, cache)

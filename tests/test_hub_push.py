@@ -246,3 +246,23 @@ def test_help(command, capsys):
         cli.main([command, "--help"])
     assert exc.value.code == 0
     assert "--max-shard-size" in capsys.readouterr().out
+
+
+def test_a_hub_that_cannot_be_reached_is_one_line_naming_it(opts, monkeypatch, capsys):
+    """A connection refused (here: a loopback port nothing listens at, as HF_ENDPOINT) names the Hub
+    the push went to, in one line, without the token."""
+    import socket
+
+    from huggingface_hub import constants
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again once the probe is
+    endpoint = f"http://127.0.0.1:{port}"
+    monkeypatch.setattr(constants, "ENDPOINT", endpoint)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    args = ["push", "nq_8k", "--repo-id", "org/x", "--token", TOKEN, "--mirror", opts["mirror"]]
+    assert cli.main([*args, "--tokenizer", opts["tokenizer"], "--cache-dir", opts["cache_dir"]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and TOKEN not in err, err
+    assert f"cannot reach the Hub at {endpoint} (HF_ENDPOINT): " in err and "Connect" in err, err

@@ -178,3 +178,73 @@ def test_exported_card_yaml_counts_its_rows(lveval_export):
     rows = sum(s.rows for s in result.stats)
     assert 0 < rows < 1000 and data.size_categories == ["n<1K"]
     assert data.license == ["mit", "cc-by-sa-4.0"] and data.pretty_name
+
+
+def _nothing_is_built(*args, **kwargs):
+    raise AssertionError("the export built configs before checking its target")
+
+
+def test_an_export_target_that_cannot_be_made_is_one_line_before_anything_is_built(
+    demo_mirror, tmp_path, monkeypatch
+):
+    """A folder under a file, or beside which nothing can be written (a read-only mount, simulated: the
+    real one, a read-only tmpfs, was checked by hand and gives the same line), is refused naming the
+    path, before a config is built; nothing is written."""
+    import errno
+
+    from longbench_suite.errors import OptionError, StorageError
+
+    monkeypatch.setattr(hub.api, "prepare", _nothing_is_built)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("mine")
+    with pytest.raises(OptionError, match=rf"^export --output {a_file}/sub: {a_file} is a file, so no"):
+        export(LVEVAL[:1], str(a_file / "sub"), mirror=demo_mirror)
+    assert a_file.read_text() == "mine"
+
+    read_only = tmp_path / "read-only"
+    read_only.mkdir()
+    make_folder = os.mkdir
+
+    def mkdir(path, *args, **kwargs):
+        if str(path).startswith(str(read_only)):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return make_folder(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    for output in (str(read_only / "sub"), f"file://{read_only}/sub/deeper"):
+        with pytest.raises(StorageError) as raised:
+            export(LVEVAL[:1], output, mirror=demo_mirror)
+        message = str(raised.value)
+        assert "\n" not in message and message.startswith(f"export --output {read_only}/sub"), message
+        assert f"cannot write in {read_only} (OSError: [Errno 30] Read-only file system" in message
+    assert os.listdir(read_only) == []
+
+
+def test_a_dir_url_target_is_its_path_on_the_filesystem_beneath(lveval_export, demo_mirror, tmp_path):
+    """``dir::URL`` roots fsspec's filesystem at URL's path (and returns that path too): written once
+    rooted, locally (renamed into place) and on another filesystem, with the files of a plain export."""
+    import fsspec
+
+    out, _, cache = lveval_export
+    export(LVEVAL, f"dir::file://{tmp_path}/local", mirror=demo_mirror, cache_dir=cache)
+    assert snapshot(tmp_path / "local") == snapshot(out)
+    export(LVEVAL, "dir::memory://dir-url/lveval", mirror=demo_mirror, cache_dir=cache)
+    fs = fsspec.filesystem("memory")
+    files = {p[len("/dir-url/lveval/") :]: fs.cat_file(p) for p in fs.find("/dir-url/lveval")}
+    assert files == snapshot(out)
+
+
+def test_a_card_says_when_its_rows_come_from_sample_data(lveval_export, tmp_path):
+    """Built from a sample mirror (one with the manifest the sandbox writes), the card warns that the
+    rows are samples and names the configs; from any other mirror it does not."""
+    from longbench_suite.demo import write_sandbox
+
+    out, _, _ = lveval_export
+    assert "## Sample data" not in (out / "README.md").read_text(encoding="utf-8")
+    sandbox = str(tmp_path / "sandbox")
+    write_sandbox(sandbox)
+    export(LVEVAL, str(tmp_path / "out"), mirror=sandbox, cache_dir=str(tmp_path / "cache"))
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Sample data\n\n")[1].split("\n\n")[0]
+    assert section.startswith("**These rows come from longbench-suite's sample data, not from upstream's")
+    assert all(f"`{c.split('/')[1]}` (DEMO scale)" in section for c in LVEVAL)

@@ -19,7 +19,7 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 from longbench_suite import load_dataset, mixture, registry, reward_function, sft_lengths
-from longbench_suite.errors import DataFormatError, UnknownNameError
+from longbench_suite.errors import DataFormatError, OptionError, UnknownNameError
 from longbench_suite.metrics import score_task
 from longbench_suite.training import TrainingLengthError, longest_example, source_counts
 from longbench_suite.training.holdout import in_valid
@@ -191,6 +191,25 @@ def test_sft_lengths_reads_the_rows_counts_and_refuses_a_length_that_cuts(demo):
     assert sft_lengths(examples) == {"max_length": None}  # no counts to read: never cut either
 
 
+def test_sft_lengths_refuses_a_length_it_cannot_check_on_formatted_rows(demo, tokenizer):
+    """Rows in a training format carry no counts: a given max_length is refused without a tokenizer,
+    and with one it is counted on the examples themselves, as the unformatted rows are."""
+    rows = load_dataset("helmet", "nq_8k", split="eval", **demo)
+    examples = load_dataset("helmet", "nq_8k", split="eval", format="prompt_completion", **demo)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cuts 600 of 600 examples"):
+        sft_lengths(rows, max_length=64)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: .*prompt, completion"):
+        sft_lengths(examples, max_length=64)
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cuts 600 of 600 examples .*tokenizer"):
+        sft_lengths(examples, max_length=64, tokenizer=tokenizer)
+    enough = sft_lengths(rows)["max_length"]
+    assert sft_lengths(examples, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
+    texts = load_dataset("helmet", "nq_8k", split="eval", format="messages", **demo)  # completion mode: text
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: .*\(text\)"):
+        sft_lengths(texts, max_length=64)
+    assert sft_lengths(texts, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("streaming", [False, True])
 def test_packing_works_on_prepared_and_streamed_examples(streaming, demo, tokenizer, tmp_path):
@@ -241,7 +260,7 @@ def test_holdout_streams_like_it_is_prepared_and_refuses_other_splits(demo):
     assert [r["query_id"] for r in streamed] == prepared["query_id"] and len(prepared) > 0
     with pytest.raises(UnknownNameError, match="holdout='valid' splits the dev split: pass split='dev'"):
         load_dataset("helmet", "popqa_16k", split="eval", holdout="valid", **demo)
-    with pytest.raises(ValueError, match="holdout_fraction must be a number between 0 and 1"):
+    with pytest.raises(OptionError, match=r"holdout_fraction \(--holdout-fraction\) must be a number"):
         load_dataset("helmet", "popqa_16k", split="dev", holdout="valid", holdout_fraction=1.5, **demo)
 
 

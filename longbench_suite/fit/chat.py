@@ -16,14 +16,25 @@ a sandboxed ``jinja2`` environment with ``trim_blocks`` and ``lstrip_blocks``, l
 Special tokens come from the tokenizer's ``tokenizer_config.json`` or object (and from the template's own,
 when it is one); a template that uses a variable neither supplies is refused, so nothing renders as
 an empty string by accident.
+
+A template is code from the user's side, so its work is bounded before anything is counted: it may not
+include, import or extend other templates (the environment has no loader: nothing is read from disk);
+its ``range()`` calls may together make at most :data:`MAX_RANGE_STEPS` steps per rendering; and a
+rendering may hold the user turn plus at most :data:`TEMPLATE_CHARS_PER_TOKEN` characters per token of
+the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*``, ``**`` and the
+widths given to string methods and to the ``center``/``indent`` filters are checked before they
+compute, the result of ``%`` once it is made, and the output as it is produced; a template past a
+bound is a :class:`ChatTemplateError` naming it.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +47,19 @@ _BUILTIN_DIR = Path(__file__).resolve().parent / "chat_templates"
 #: the templates this library ships, by name: ``chat_template="llama-2-chat"``
 BUILTIN = {path.stem: path for path in sorted(_BUILTIN_DIR.glob("*.jinja"))}
 TOKENIZER_CONFIG = "tokenizer_config.json"
+
+#: A rendering may add at most this many characters per token of the row's budget to the user turn. A
+#: template's own text must fit the budget beside the user turn; real templates add tens of tokens, and
+#: no tokenizer this library counts with averages near 32 characters a token, so only a runaway
+#: template reaches it, and the text handed to the token counter stays proportional to the row's budget.
+TEMPLATE_CHARS_PER_TOKEN = 32
+#: The bound on a template's own characters where no budget is known (``render`` without one).
+UNBUDGETED_TEMPLATE_CHARS = 1 << 22
+#: ``range()`` steps one rendering may make in all (jinja2's sandbox caps one range at this size).
+MAX_RANGE_STEPS = 100_000
+
+# The bound of the rendering under way: (characters it may hold, range steps left).
+_RENDER_BOUND: ContextVar[tuple[int, list[int]]] = ContextVar("chat_template_bound")
 
 
 class ChatTemplateError(OptionError):
@@ -51,7 +75,77 @@ def _jinja():
         raise MissingDependencyError(
             "chat_template= renders Jinja templates and needs jinja2: pip install 'longbench-suite[chat]'"
         ) from None
-    return jinja2, ImmutableSandboxedEnvironment
+    return jinja2, _bounded_sandbox(ImmutableSandboxedEnvironment)
+
+
+def _bounded_sandbox(sandbox: type) -> type:
+    """jinja2's immutable sandbox with ``*``, ``**``, ``%`` and ``range`` held to the rendering's bound."""
+    from jinja2.exceptions import SecurityError
+
+    class BoundedSandbox(sandbox):
+        intercepted_binops = frozenset({"*", "**", "%"})
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            self.globals["range"] = _bounded_range
+            for name in _WIDTH_FILTERS:  # their width arguments size the text they make
+                self.filters[name] = _checked_widths(self.filters[name])
+
+        def call(__self, __context, __obj, *args, **kwargs):  # names that no keyword argument can take
+            if isinstance(getattr(__obj, "__self__", None), str):  # 'x'.ljust(n), .center(n), .zfill(n)
+                _check_widths(args, kwargs)
+            return super().call(__context, __obj, *args, **kwargs)
+
+        def call_binop(self, context, operator: str, left, right):
+            chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+            made = 0
+            if operator == "*":
+                sized, times = (left, right) if isinstance(right, int) else (right, left)
+                if isinstance(sized, (str, list, tuple)) and isinstance(times, int):
+                    made = len(sized) * times
+            elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
+                made = abs(left).bit_length() * right  # bits
+            if made > chars:
+                raise SecurityError(f"'{operator}' would make {made} items, more than the {chars} allowed")
+            result = super().call_binop(context, operator, left, right)
+            if isinstance(result, str) and len(result) > chars:
+                raise SecurityError(f"'{operator}' made {len(result)} characters, more than {chars}")
+            return result
+
+    return BoundedSandbox
+
+
+#: jinja2's filters whose integer arguments are widths of the text they make
+_WIDTH_FILTERS = ("center", "indent")
+
+
+def _check_widths(args: tuple, kwargs: dict) -> None:
+    from jinja2.exceptions import SecurityError
+
+    chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, int) and value > chars:
+            raise SecurityError(f"a width of {value} is more than the {chars} characters allowed")
+
+
+def _checked_widths(jinja_filter):
+    @functools.wraps(jinja_filter)  # keeps jinja2's pass_environment/pass_context marks
+    def checked(value, *args, **kwargs):
+        _check_widths(args, kwargs)
+        return jinja_filter(value, *args, **kwargs)
+
+    return checked
+
+
+def _bounded_range(*args: int) -> range:
+    from jinja2.exceptions import SecurityError
+
+    steps = range(*args)
+    _, left = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+    left[0] -= len(steps)
+    if left[0] < 0:
+        raise SecurityError(f"its range() calls make more than {MAX_RANGE_STEPS} steps in one rendering")
+    return steps
 
 
 def _token_text(value: object) -> str | None:
@@ -111,7 +205,14 @@ class ChatTemplate:
             compiled = env.from_string(self.template)
         except jinja2.exceptions.TemplateError as exc:
             raise ChatTemplateError(f"chat template {self.name!r} is not valid Jinja: {exc}") from None
-        from jinja2 import meta
+        from jinja2 import meta, nodes
+
+        if next(parsed.find_all((nodes.Extends, nodes.Include, nodes.Import, nodes.FromImport)), None):
+            referenced = ", ".join(repr(n) for n in meta.find_referenced_templates(parsed))
+            raise ChatTemplateError(
+                f"chat template {self.name!r} includes, imports or extends another template ({referenced}); "
+                "a chat template must be self-contained: nothing is read from disk"
+            )
 
         used = meta.find_undeclared_variables(parsed)
         unknown = sorted(used & {*_SPECIAL_KEYS, "additional_special_tokens"} - set(self.variables))
@@ -135,20 +236,42 @@ class ChatTemplate:
         self._compiled  # noqa: B018
         return self
 
-    def render(self, user: str) -> str:
-        """The prompt of one user turn, with the generation prompt and no system message."""
+    def render(self, user: str, budget_tokens: int | None = None) -> str:
+        """The prompt of one user turn, with the generation prompt and no system message; the template
+        may add at most :data:`TEMPLATE_CHARS_PER_TOKEN` characters per token of ``budget_tokens``."""
         compiled = self._compiled
         jinja2, _ = _jinja()
+        own = UNBUDGETED_TEMPLATE_CHARS if budget_tokens is None else TEMPLATE_CHARS_PER_TOKEN * budget_tokens
+        chars = len(user) + own
+        bound = _RENDER_BOUND.set((chars, [MAX_RANGE_STEPS]))
+        pieces, size = [], 0
         try:
-            return compiled.render(
+            for piece in compiled.generate(
                 messages=[{"role": "user", "content": user}],
                 tools=None,
                 documents=None,
                 add_generation_prompt=True,
                 **self.variables,
+            ):
+                size += len(piece)
+                if size > chars:
+                    raise jinja2.exceptions.SecurityError(
+                        f"it rendered more than {chars} characters for a user turn of {len(user)}"
+                    )
+                pieces.append(piece)
+        except jinja2.exceptions.SecurityError as exc:
+            sized = "" if "range()" in str(exc) else (
+                f" (the bound is the user turn plus {TEMPLATE_CHARS_PER_TOKEN} characters per budget token, "
+                f"{own} here)"
             )
-        except jinja2.exceptions.TemplateError as exc:
+            raise ChatTemplateError(
+                f"chat template {self.name!r} exceeds the work a template may do: {exc}{sized}"
+            ) from None
+        except (jinja2.exceptions.TemplateError, OverflowError, RecursionError) as exc:
             raise ChatTemplateError(f"chat template {self.name!r} refused a user turn: {exc}") from None
+        finally:
+            _RENDER_BOUND.reset(bound)
+        return "".join(pieces)
 
 
 def _read_json(path: str) -> dict:
@@ -247,4 +370,8 @@ def _read_template(spec: str, tokenizer_spec: object) -> ChatTemplate:
     if path.endswith(".json"):
         config = _read_json(path)
         return ChatTemplate(name, _template_of_config(config, path), {**variables, **special_tokens(config)})
-    return ChatTemplate(name, Path(path).read_text(encoding="utf-8"), variables)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChatTemplateError(f"cannot read chat template file {path}: {exc}") from None
+    return ChatTemplate(name, text, variables)

@@ -129,7 +129,7 @@ class CutContextTail(Fit):
     def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         def render(context: str) -> str:
             if chat is not None:
-                return chat.render(template.render_user({**fields, "context": context}))
+                return chat.render(template.render_user({**fields, "context": context}), budget.tokens)
             return template.render_completion({**fields, "context": context})
 
         whole = str(fields["context"])

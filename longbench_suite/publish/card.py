@@ -60,6 +60,8 @@ class ConfigCounts:
     chat_template: str | None = None
     #: how a generated config's rows were made (:meth:`Task.generated_facts`); empty for the others
     generated: Mapping[str, object] = field(default_factory=dict)
+    #: the scale of the sample data the config was built from (a sample mirror's manifest), if it was
+    sample_scale: str | None = None
 
     def stats(self) -> list[SplitStats]:
         names = list(dict.fromkeys([*self.rows, *self.splits]))
@@ -80,6 +82,7 @@ class ConfigCounts:
             "rows": dict(self.rows),
             "chat_template": self.chat_template,
             "generated": dict(self.generated),
+            "sample_scale": self.sample_scale,
         }
         with open(path, "w", encoding="utf-8") as f:
             json.dump(data, f, ensure_ascii=False)
@@ -99,6 +102,7 @@ class ConfigCounts:
                 data.get("rows") or {split: len(counts) for split, counts in data["splits"].items()},
                 data.get("chat_template"),
                 data.get("generated") or {},
+                data.get("sample_scale"),
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
@@ -228,6 +232,21 @@ def statistics_section(counts: Sequence[ConfigCounts], histogram: str | None) ->
     return "\n\n".join(p for p in parts if p)
 
 
+def samples_section(counts: Sequence[ConfigCounts]) -> str:
+    """A warning naming the configs built from sample data rather than upstream's; ``""`` if none."""
+    sampled = [c for c in counts if c.sample_scale]
+    if not sampled:
+        return ""
+    listed = ", ".join(f"`{c.config}` ({c.sample_scale} scale)" for c in sampled)
+    return (
+        "## Sample data\n\n"
+        f"**These rows come from longbench-suite's sample data, not from upstream's files**: {listed}. "
+        "Sample files are synthetic, in upstream's layout, with few rows; they show the format and "
+        "exercise a pipeline, and measure nothing. Export from upstream's data (no sample mirror) for "
+        "the benchmark itself."
+    )
+
+
 def generated_section(counts: Sequence[ConfigCounts]) -> str:
     """What the generated configs among ``counts`` are and how their rows were made; ``""`` if none."""
     generated = [c for c in counts if c.generated]
@@ -335,10 +354,8 @@ def write_card(
         written.append(png)
     elif os.path.exists(os.path.join(directory, histogram_name(benchmark))):
         os.remove(os.path.join(directory, histogram_name(benchmark)))
-    generated = generated_section(counts)
-    body = card.text.replace(
-        STATISTICS, statistics_section(counts, png) + (f"\n\n{generated}" if generated else "")
-    )
+    sections = [samples_section(counts), statistics_section(counts, png), generated_section(counts)]
+    body = card.text.replace(STATISTICS, "\n\n".join(s for s in sections if s))
     body = body.replace(USAGE, usage_section(repo or "ORG/NAME", ordered))
     if TASKS in body:
         body = body.replace(TASKS, tasks_section(benchmark))

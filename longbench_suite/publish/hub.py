@@ -18,20 +18,24 @@ export leaves it as it was, or absent.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from huggingface_hub import HfApi
 
 from .. import api, registry
 from .._version import __version__
-from ..errors import OptionError, SuiteError, UnknownNameError
+from ..errors import OptionError, SourceUnavailableError, SuiteError, UnknownNameError, describe
+from ..source import MIRROR_ENV
+from ..source.manifest import read_manifest
 from ..task import SPLITS
+from ..training.holdout import check_options as check_holdout_options
 from ..training.holdout import holdout
 from . import card as cards
 from . import remote, staging
@@ -101,6 +105,13 @@ def _resolve(configs: Iterable[str]) -> tuple[str, list[str]]:
     return benchmarks[0], list(dict.fromkeys(config for _, config in resolved))
 
 
+def _sample_scale(builder) -> str | None:
+    """The scale of the sample data ``builder`` reads, when its mirror is a sample mirror (a manifest)."""
+    mirror = builder.config.mirror if builder.config.mirror is not None else os.environ.get(MIRROR_ENV)
+    manifest = None if builder.config.data_dir else read_manifest(mirror)
+    return manifest.scale if manifest is not None else None
+
+
 def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict, object, cards.ConfigCounts]:
     """Write one config's Parquet shards and token counts into ``directory/<config>`` (a fresh folder of
     the export's staging folder); returns its YAML entry, info and counts."""
@@ -140,6 +151,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         rows=rows,
         chat_template=builder.chat_template.identity if builder.chat_template else None,
         generated=builder.config.task.generated_facts(builder.config.length, builder.config.generate),
+        sample_scale=_sample_scale(builder),
     )
     counted.write(os.path.join(folder, cards.TOKEN_COUNTS))
     info = datasets.DatasetInfo(
@@ -256,6 +268,8 @@ def _export(
 
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    if holdout_fraction is not None:
+        check_holdout_options(None, holdout_fraction)
     distributed.check_engine(engine, address, num_proc)
     target = remote.remote_target(output_dir)
     if target is not None:
@@ -279,6 +293,7 @@ def _export(
     output_dir = remote.local_path(output_dir)
     if os.path.exists(output_dir) and not os.path.isdir(output_dir):
         raise OptionError(f"export --output {output_dir} is a file; name a folder")
+    staging.check_writable(output_dir, "export --output")
     existing = cards.card_benchmark(output_dir) if os.path.isdir(output_dir) else None
     if existing not in (None, benchmark):
         raise SuiteError(
@@ -410,13 +425,14 @@ def push(
                 **vars(result), url=repo_url(repo_id), commit_message=message, delete_patterns=patterns
             )
         hub = HfApi(token=token)
-        hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        if revision:
-            hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
-        # The repo's card files go to the scratch folder, never into the output folder: the export
-        # merges them into its staging folder, which replaces the output folder once uploaded.
         hub_card = os.path.join(scratch, "hub-card")
-        listed = _fetch_card_files(hub, repo_id, revision, hub_card, os.path.join(scratch, "hub-cache"))
+        with _naming_the_hub(token):
+            hub.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+            if revision:
+                hub.create_branch(repo_id, repo_type="dataset", branch=revision, exist_ok=True)
+            # The repo's card files go to the scratch folder, never into the output folder: the export
+            # merges them into its staging folder, which replaces the output folder once uploaded.
+            listed = _fetch_card_files(hub, repo_id, revision, hub_card, os.path.join(scratch, "hub-cache"))
         _check_hub_card(hub_card, repo_id, benchmark)
         deletions: list[str] = []
 
@@ -425,15 +441,16 @@ def push(
             deletions.extend(
                 f for f in listed if f not in result.sizes and any(fnmatch.fnmatch(f, p) for p in patterns)
             )
-            hub.upload_folder(
-                repo_id=repo_id,
-                repo_type="dataset",
-                folder_path=stage,
-                revision=revision,
-                commit_message=message,
-                allow_patterns=list(result.sizes),  # what the export wrote: never a user's own file
-                delete_patterns=patterns,
-            )
+            with _naming_the_hub(token):
+                hub.upload_folder(
+                    repo_id=repo_id,
+                    repo_type="dataset",
+                    folder_path=stage,
+                    revision=revision,
+                    commit_message=message,
+                    allow_patterns=list(result.sizes),  # what the export wrote: never a user's own file
+                    delete_patterns=patterns,
+                )
 
         result = _export(configs, folder, repo_id=repo_id, hub_card=hub_card, before_move=upload, **options)
         return PushResult(
@@ -443,6 +460,27 @@ def push(
             delete_patterns=patterns,
             deletions=deletions,
         )
+
+
+@contextlib.contextmanager
+def _naming_the_hub(token: str | None) -> Iterator[None]:
+    """A connection that fails (refused, reset, timed out, no name resolution) is one line naming the Hub
+    it went to; the Hub's own replies (401, 404, …) pass unchanged."""
+    from huggingface_hub import constants
+
+    try:
+        yield
+    except Exception as exc:
+        # by the names huggingface_hub's HTTP clients give them: httpx's (and its successor's)
+        # TransportError, requests' ConnectionError and Timeout, and the built-in ones
+        failed = {c.__name__ for c in type(exc).__mro__} & {
+            "TransportError", "ConnectionError", "Timeout", "TimeoutError"
+        }
+        if not failed or isinstance(exc, SuiteError):
+            raise
+        endpoint = constants.ENDPOINT.rstrip("/")
+        text = describe(exc).replace(token, "***") if token else describe(exc)
+        raise SourceUnavailableError(f"cannot reach the Hub at {endpoint} (HF_ENDPOINT): {text}") from None
 
 
 def _check_hub_card(hub_card: str, repo_id: str, benchmark: str) -> None:

@@ -19,9 +19,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 
 import fsspec
+from fsspec.implementations.dirfs import DirFileSystem
 from fsspec.implementations.local import LocalFileSystem
 
-from ..errors import OptionError, StorageError, describe
+from ..errors import OptionError, StorageError, SuiteError, describe
 from . import card as cards
 
 
@@ -34,6 +35,10 @@ def remote_target(output: str) -> tuple[fsspec.AbstractFileSystem, str] | None:
         fs, root = fsspec.core.url_to_fs(output)
     except (ImportError, ValueError) as exc:
         raise OptionError(f"export --output {output}: fsspec cannot open it ({exc})") from None
+    if isinstance(fs, DirFileSystem) and root == fs.path:
+        # ``dir::URL``: fsspec roots the filesystem at URL's path and returns that path as well, so
+        # paths under it would be rooted twice; the target is that path on the filesystem underneath
+        fs = fs.fs
     if isinstance(fs, LocalFileSystem):
         return None
     return fs, root.rstrip("/")
@@ -59,7 +64,7 @@ def staged_upload(
     """Yield a local folder holding the target's card files; on a clean exit upload what the export
     wrote into it and delete what it replaced. ``refuse_foreign(where, names)`` raises when a config
     folder about to be replaced holds a file an export does not write."""
-    try:
+    with _failing_as_one_line(output, "reading", root):
         if fs.isfile(root):
             raise OptionError(f"export --output {output} is a file; name a folder")
         for config in configs:
@@ -68,15 +73,11 @@ def staged_upload(
                 refuse_foreign(
                     f"{output.rstrip('/')}/{config}", [_relative(fs, folder, p) for p in fs.find(folder)]
                 )
-    except OSError as exc:
-        raise StorageError(f"export --output {output}: reading {root} failed: {describe(exc)}") from None
     with tempfile.TemporaryDirectory(prefix="longbench-suite-export-") as scratch:
         local = os.path.join(scratch, "export")
         os.makedirs(local)
-        try:
+        with _failing_as_one_line(output, "reading", root):
             before = _fetch_card_files(fs, root, local) if fs.isdir(root) else set()
-        except OSError as exc:
-            raise StorageError(f"export --output {output}: reading {root} failed: {describe(exc)}") from None
         yield local
         written = set()
         for current, _dirs, names in os.walk(local):
@@ -85,7 +86,7 @@ def staged_upload(
             )
         exported = {f for f in written if f.split("/")[0] in configs}
         top = {f for f in written if "/" not in f} - {cards.README}
-        try:
+        with _failing_as_one_line(output, "writing", root):
             stale = [f for f in _target_files(fs, root, configs, before) if f not in written]
             for name in sorted(exported) + sorted(top):
                 fs.put_file(os.path.join(local, *name.split("/")), f"{root}/{name}")
@@ -94,8 +95,18 @@ def staged_upload(
             for name in stale:
                 fs.rm_file(f"{root}/{name}")
             fs.put_file(os.path.join(local, cards.README), f"{root}/{cards.README}")
-        except OSError as exc:
-            raise StorageError(f"export --output {output}: writing {root} failed: {exc}") from None
+
+
+@contextlib.contextmanager
+def _failing_as_one_line(output: str, doing: str, root: str) -> Iterator[None]:
+    """A failure of the target's filesystem as one ``StorageError`` line. fsspec's backends raise their
+    clients' own errors (botocore's ``EndpointConnectionError``, aiohttp's), not ``OSError`` alone."""
+    try:
+        yield
+    except SuiteError:
+        raise
+    except Exception as exc:
+        raise StorageError(f"export --output {output}: {doing} {root} failed: {describe(exc)}") from None
 
 
 def _fetch_card_files(fs, root: str, local: str) -> set[str]:

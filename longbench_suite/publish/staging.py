@@ -17,6 +17,26 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 
+from ..errors import OptionError, StorageError, SuiteError, describe
+
+
+def check_writable(target: str, option: str) -> None:
+    """Refuse, before anything is built, a ``target`` folder that cannot be staged: one under a file, or
+    beside which nothing can be written (a read-only mount, no permission)."""
+    target = os.path.abspath(target)
+    existing = os.path.dirname(target)  # where the staging folder is made (and its missing parents)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise OptionError(f"{option} {target}: {existing} is a file, so no folder can be made under it")
+    try:  # a real probe: permission bits say nothing of a read-only mount, nor to root
+        os.rmdir(tempfile.mkdtemp(prefix=".longbench-suite-probe-", dir=existing))
+    except OSError as exc:
+        raise StorageError(
+            f"{option} {target}: cannot write in {existing} ({describe(exc)}); an export is written "
+            "beside its folder first, then renamed into place"
+        ) from None
+
 
 def _link_or_copy(source: str, target: str) -> None:
     try:
@@ -47,6 +67,11 @@ def staged(target: str, *, leave_out: tuple[str, ...] = ()) -> Iterator[str]:
                     _link_or_copy(source, copy)
         yield staging
         _swap(staging, target)
+    except OSError as exc:
+        if isinstance(exc, SuiteError):
+            raise
+        message = f"cannot write the export {target}: {describe(exc)}; it was left as it was"
+        raise StorageError(message) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 

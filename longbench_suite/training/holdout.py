@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 
-from ..errors import UnknownNameError
+from ..errors import OptionError, UnknownNameError
 
 SIDES = ("train", "valid")
 DEFAULT_FRACTION = 0.05
@@ -28,7 +28,9 @@ def check_options(side: str | None, fraction: float) -> None:
     if side is not None and side not in SIDES:
         raise UnknownNameError(f"holdout must be one of {', '.join(SIDES)}, got {side!r}")
     if isinstance(fraction, bool) or not isinstance(fraction, int | float) or not 0 < fraction < 1:
-        raise ValueError(f"holdout_fraction must be a number between 0 and 1, got {fraction!r}")
+        raise OptionError(
+            f"holdout_fraction (--holdout-fraction) must be a number between 0 and 1, got {fraction!r}"
+        )
 
 
 def holdout(dataset, side: str, fraction: float = DEFAULT_FRACTION, key: str = "query_id"):

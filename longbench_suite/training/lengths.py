@@ -67,11 +67,30 @@ def sft_lengths(rows, *, max_length: int | None = None, tokenizer=None) -> dict[
     chat template exactly); for a stream, or rows without counts, ``max_length=None``, which TRL reads
     as "never truncate". Given ``max_length``, checks it instead and raises
     :class:`TrainingLengthError` when it would cut examples. Counts are in the config's tokenizer:
-    build the config with your model's tokenizer (``tokenizer=``) for exact numbers.
+    build the config with your model's tokenizer (``tokenizer=``) for exact numbers. Rows already in a
+    training format carry no counts: a ``max_length`` given for them is checked by tokenizing the
+    examples with ``tokenizer`` (its chat template for conversations), and refused without one.
     """
     longest = longest_example(rows, tokenizer) if isinstance(rows, datasets.Dataset) else None
+    formatted = isinstance(rows, datasets.Dataset) and _example_columns(rows)
     if max_length is None:
         return {"max_length": longest}
+    if longest is None and formatted:
+        if tokenizer is None:
+            raise TrainingLengthError(
+                f"max_length={max_length} cannot be checked: rows in a training format "
+                f"({', '.join(formatted)}) carry no token counts; pass the rows before training_format "
+                "(load_dataset without format=), or tokenizer= to count the examples"
+            )
+        lengths = [_example_tokens(row, tokenizer) for row in rows.select_columns(formatted)]
+        over, longest = sum(n > max_length for n in lengths), max(lengths)
+        if over:
+            raise TrainingLengthError(
+                f"max_length={max_length} cuts {over} of {len(rows)} examples (the longest has {longest} "
+                "tokens under the tokenizer given), and TRL drops every example whose completion it cuts "
+                f"away; use max_length=None or at least {longest}"
+            )
+        return {"max_length": max_length}
     if longest is not None and max_length < longest:
         over = _count_over(rows, max_length, longest - _longest_counts(rows))
         raise TrainingLengthError(
@@ -93,3 +112,26 @@ def _count_over(rows: datasets.Dataset, max_length: int, overhead: int) -> int:
         i + o + overhead > max_length
         for i, o in zip(counts["input_tokens"], counts["output_tokens"], strict=True)
     )
+
+
+def _example_columns(rows: datasets.Dataset) -> list[str]:
+    """The columns of a training format (:mod:`.formats`) that ``rows`` are in, or ``[]``."""
+    if "input" in rows.column_names:
+        return []
+    for columns in (["prompt", "completion"], ["messages"], ["text"]):
+        if set(columns) <= set(rows.column_names):
+            return columns
+    return []
+
+
+def _example_tokens(example: dict, tokenizer) -> int:
+    """Tokens of one formatted example as TRL tokenizes it: a conversation through the tokenizer's chat
+    template, text as prompt and completion, plus the end-of-sequence token TRL appends."""
+    turns = example.get("messages") or (
+        example["prompt"] + example["completion"] if isinstance(example.get("prompt"), list) else None
+    )
+    if turns is not None:
+        templated = tokenizer.apply_chat_template(turns, tokenize=True)
+        return len(templated["input_ids"] if hasattr(templated, "keys") else templated)
+    texts = [example["text"]] if "text" in example else [example["prompt"], example["completion"]]
+    return sum(len(tokenizer(t)["input_ids"]) for t in texts) + 1
