@@ -3,6 +3,7 @@ a benchmark without averages), one line per model, each model in one colour thro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from .tables import ALL_LENGTHS, BenchmarkComparison, Table
@@ -48,9 +49,9 @@ def plot(benchmarks: Sequence[BenchmarkComparison], models: Sequence[str], path:
             ]
             if not points:
                 continue
-            xs = [i for i, _ in points]
-            ys = [cell.value for _, cell in points]
-            ax.plot(xs, ys, color=colours[model], linewidth=1.6)
+            # NaN where a length has no value, so the line breaks there instead of bridging the gap
+            ys = [cells[c].value if c in cells and cells[c].value is not None else math.nan for c in lengths]
+            ax.plot(range(len(lengths)), ys, color=colours[model], linewidth=1.6)
             for x, cell in points:
                 short = cell.of is not None and cell.covers < cell.of
                 ax.plot(

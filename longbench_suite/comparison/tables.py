@@ -188,10 +188,7 @@ def summary_tables(
     for mine in feeds.values():
         for path, configs in mine.items():
             scored[path] |= configs
-    reasons = {
-        model.label: {e.config: (_missing(e) or Cell(None)).reason for e, _ in entries(model)}
-        for model in models
-    }
+    own = {model.label: {e.config: e for e, _ in entries(model)} for model in models}
     placed = {path: _place(path, columns) for path in paths if scored[path]}
     tables = []
     for kind in ("length", ALL_LENGTHS):
@@ -212,26 +209,36 @@ def summary_tables(
                 for path, (column, label) in chosen.items():
                     if label != row:
                         continue
-                    expected = scored[path]
-                    covered = feeds[model.label].get(path, set())
-                    complete = {c for c in covered if not reasons[model.label].get(c)}
                     value = values[model.label].get(path)
-                    reason = ""
-                    if value is None:
-                        lacking = sorted(expected - complete)
-                        why = {c: reasons[model.label].get(c) or "not predicted" for c in lacking}
-                        reason = "; ".join(f"{c.split('/', 1)[-1]} {w}" for c, w in why.items())
-                    cells[column] = Cell(
-                        value,
-                        "ok" if value is not None else "missing",
-                        reason,
-                        covers=len(complete) if value is not None else 0,
-                        of=len(expected),
-                        configs=tuple(sorted(complete)) if value is not None else (),
-                    )
+                    covered = feeds[model.label].get(path, set())
+                    cells[column] = _average(value, scored[path], covered, own[model.label])
                 table.cells[(row, model.label)] = cells
         tables.append(table)
     return tables
+
+
+def _why(entry: Entry | None) -> str:
+    """Why a config is not in a model's average: not predicted, partial, or its score not computed."""
+    missing = _missing(entry)
+    if missing is not None:
+        return missing.reason
+    computed = "; ".join(dict.fromkeys(entry.result.not_computed.values()))
+    return f"not computed ({computed})" if computed else "no score"
+
+
+def _average(value: float | None, scored: set[str], covered: set[str], own: Mapping[str, Entry]) -> Cell:
+    """One model's average over the configs it has complete, out of those any compared run scored."""
+    complete = sorted(c for c in covered if not own[c].partial)
+    if value is not None:
+        return Cell(value, covers=len(complete), of=len(scored), configs=tuple(complete))
+    lacking = sorted(scored - set(complete))
+    why = {c: _why(own.get(c)) for c in lacking}
+    if len(why) <= 2:
+        reason = "; ".join(f"{c.split('/', 1)[-1]} {w}" for c, w in why.items())
+    else:
+        counts = {w: list(why.values()).count(w) for w in dict.fromkeys(why.values())}
+        reason = "; ".join(f"{n} configs {w}" if n > 1 else f"1 config {w}" for w, n in counts.items())
+    return Cell(None, "missing", reason, covers=0, of=len(scored))
 
 
 def _own(model: Model, benchmark: str) -> list[tuple[Entry, ScoreResult]]:
@@ -304,12 +311,16 @@ def _notes(benchmark: str, models: Sequence[Model], splits: Sequence[str]) -> li
             notes.append(f"{model.label} — {'; '.join(parts)}: shown as missing, left out of its averages.")
     if len(splits) > 1:
         notes.append(f"The runs scored different splits ({', '.join(splits)}).")
-    diff = differing([m.options for m in models])
-    diff.pop("model", None)
+    recorded = [m for m in models if m.options is not None]
+    diff = differing([m.options for m in recorded])
+    for key in ("model", "backend", "endpoint"):  # what tells models apart, not how their rows were built
+        diff.pop(key, None)
     if diff:
         shown = "; ".join(
-            f"{key}: " + ", ".join(f"{m.label}={v}" for m, v in zip(models, values, strict=True))
+            f"{key}: " + ", ".join(f"{m.label}={v}" for m, v in zip(recorded, values, strict=True))
             for key, values in diff.items()
         )
-        notes.append(f"Rows were built or run with different options ({shown}).")
+        notes.append(
+            f"The rows were built with different options ({shown}): compare their scores with that in mind."
+        )
     return notes
