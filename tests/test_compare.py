@@ -29,6 +29,7 @@ CONFIGS = [
     "helmet/json_kv_16k",
     "helmet/nq_8k",
     "helmet/nq_16k",
+    "helmet/infbench_sum_8k",  # its GPT-4o judge is not given: not computed
     "longbench/samsum_4k",
     "longbench/qasper_4k",
     "longbench/qasper_e_8k",
@@ -162,6 +163,11 @@ def test_two_runs_give_every_benchmarks_tables_and_averages_as_the_runs_reported
             name,
         )
         assert overall["all"].value == lveval["per_dataset"]["factrecall_en"]
+    # a score a missing judge left out is missing with that reason, in no average
+    summ = cells(comparison, "helmet", TASKS, "infbench_sum", "half")["8k"]
+    assert summ.value is None and summ.reason.startswith("not computed (needs an LLM judge")
+    (categories,) = [t for t in comparison.benchmarks[0].tables if t.title == CATEGORIES]
+    assert categories.rows == ["Recall", "RAG", "Ours"]
     # LongBench-E's buckets: the category averages over each bucket's scores
     good = cells(comparison, "longbench", BUCKETS_AT_8K, "LongBench-E / en / Avg", "good")
     assert {k: c.value for k, c in good.items()} == {"0-4k": 100.0, "4-8k": 100.0, "8k+": 100.0}
@@ -219,7 +225,7 @@ def test_a_config_one_run_did_not_predict_is_missing_and_left_out_of_its_average
     assert (ours.covers, ours.of, ours.configs) == (1, 2, ("helmet/json_kv_16k",))
     markdown = (tmp_path / "compare.md").read_text()
     assert "– (not predicted)" in markdown and f"{ours.value:.2f} (1/2)" in markdown
-    assert "fewer — not predicted: nq_16k: shown as missing, left out of its averages." in markdown
+    assert "- fewer — not predicted: nq_16k; infbench_sum_8k not computed (needs an LLM judge" in markdown
     assert " 0.00 (1/2)" not in markdown
 
 
@@ -325,7 +331,18 @@ def test_bad_runs_are_one_line_naming_what_is_wrong(tmp_path, capsys):
         build([str(tmp_path)])
     with pytest.raises(OptionError, match="2 --name for 1 runs"):
         build([str(tmp_path)], names=["a", "b"])
+    assert cli.main(["compare", str(tmp_path / "nowhere"), "--output", str(tmp_path / "out")]) == 2
+    assert "nowhere: no such run directory or results file" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_an_output_that_is_a_file_is_refused_and_left_alone(runs, tmp_path):
+    target = tmp_path / "taken"
+    target.write_text("mine")
+    with pytest.raises(OptionError, match=r"--output .*taken is a file"):
+        compare([runs["good"]], str(target))
+    assert target.read_text() == "mine"
 
 
 def test_without_matplotlib_the_picture_is_one_line_naming_the_extra(tmp_path, monkeypatch):

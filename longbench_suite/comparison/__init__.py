@@ -14,7 +14,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import OptionError
+from ..errors import OptionError, StorageError
 from ..outputs import written_aside
 from .runs import Model, gather, read_run
 from .tables import BenchmarkComparison, compare_benchmark
@@ -59,7 +59,12 @@ def compare(
     if plot:
         _require_matplotlib()
     comparison = build(runs, names)
-    os.makedirs(output_dir, exist_ok=True)
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise OptionError(f"--output {output_dir} is a file; name a directory for the comparison's files")
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the directory {output_dir}: {exc.strerror or exc}") from None
     labels = [m.label for m in comparison.models]
     texts = {
         "markdown": (FILES[0], report.markdown(comparison.models, comparison.benchmarks, comparison.notes)),
@@ -79,8 +84,7 @@ def compare(
 
         path = os.path.join(output_dir, FILES[3])
         with written_aside(path) as partial:
-            draw(comparison.benchmarks, labels, partial + ".png")
-            os.replace(partial + ".png", partial)
+            draw(comparison.benchmarks, labels, partial)
         comparison.files["png"] = path
     return comparison
 

@@ -82,4 +82,4 @@ def plot(benchmarks: Sequence[BenchmarkComparison], models: Sequence[str], path:
         )
     )
     fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 3), fontsize="small")
-    fig.savefig(path, dpi=90, metadata={"Software": None})
+    fig.savefig(path, format="png", dpi=90, metadata={"Software": None})

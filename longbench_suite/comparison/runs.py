@@ -93,11 +93,7 @@ def results_path(run: str) -> str:
         return path
     if not os.path.isfile(run):
         raise OptionError(f"{run}: no such run directory or results file")
-    return path_of(run)
-
-
-def path_of(path: str) -> str:
-    return os.path.normpath(path)
+    return os.path.normpath(run)
 
 
 def directory_name(path: str) -> str:

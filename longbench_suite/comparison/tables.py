@@ -307,6 +307,13 @@ def _notes(benchmark: str, models: Sequence[Model], splits: Sequence[str]) -> li
             parts.append(f"not predicted: {', '.join(lacking)}")
         if partial:
             parts.append("; ".join(f"{e.config.split('/', 1)[-1]} {e.partial_reason()}" for e in partial))
+        unscored = [
+            e
+            for e in model.entries_of(benchmark)
+            if not e.partial and all(v is None for v in e.result.headline.values())
+        ]
+        if unscored:
+            parts.append("; ".join(f"{e.config.split('/', 1)[-1]} {_why(e)}" for e in unscored))
         if parts:
             notes.append(f"{model.label} — {'; '.join(parts)}: shown as missing, left out of its averages.")
     if len(splits) > 1:
