@@ -4,7 +4,7 @@ benchmark, put side by side.
 The run record (``results.json``'s ``"run"``, ``run.json``) and the ``partial`` marks of results entries
 are written by ``predict`` on another branch; until they land here, the tests that need them add those
 keys to the real files the fake-server runs produced (``with_record``, ``mark_partial``), in the shape
-the contract between the branches fixes (docs: the README's "Comparing models")."""
+agreed for ``predict``'s run record; ``compare`` works without them (README: "Comparing models")."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import csv
 import hashlib
 import json
 import os
+import shutil
 import sys
 
 import pytest
@@ -314,6 +315,17 @@ def test_the_record_beside_a_results_file_names_the_model_and_name_overrides_it(
     assert comparison.models[0].runs[0].named_by == "run record"
     renamed = build([str(target), runs["half"]], names=["step 500", "baseline"])
     assert [m.label for m in renamed.models] == ["step 500", "baseline"]
+    # a results file given by its path (as `score --output` writes one) is named after the file
+    scored = tmp_path / "scored-by-hand.json"
+    shutil.copyfile(os.path.join(runs["half"], "results.json"), scored)
+    assert [m.label for m in build([runs["good"], str(scored)]).models] == ["good", "scored-by-hand"]
+
+
+def test_the_python_function_is_the_packages():
+    import longbench_suite
+    from longbench_suite import comparison
+
+    assert longbench_suite.compare is comparison.compare
 
 
 # -- bad input ---------------------------------------------------------------------------------------------
