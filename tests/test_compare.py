@@ -387,3 +387,12 @@ def test_lveval_levels_and_datasets_get_tables_of_their_own():
         in text
     )
     assert "| dataset | score |\n|---|---|\n| loogle_SD_mixup | 70.00 |\n| factrecall_en | 40.00 |" in text
+
+
+@pytest.mark.slow
+def test_unrecorded_runs_of_one_directory_name_are_told_apart_by_where_they_are(runs, tmp_path):
+    first = rewritten(runs["good"], tmp_path / "a" / "run", lambda payload: None)
+    second = rewritten(runs["half"], tmp_path / "b" / "run", lambda payload: None)
+    comparison = build([first, second])
+    assert [m.label for m in comparison.models] == [f"run [from {first}]", f"run [from {second}]"]
+    assert "'run' names runs that recorded no options" in comparison.notes[0]

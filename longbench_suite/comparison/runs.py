@@ -104,6 +104,11 @@ def directory_name(path: str) -> str:
     return os.path.splitext(base)[0]
 
 
+def run_location(path: str) -> str:
+    """A run as the user named it: its directory for a ``results.json``, else the file."""
+    return os.path.dirname(path) or "." if os.path.basename(path) == RESULTS else path
+
+
 def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
@@ -245,13 +250,11 @@ def gather(runs: Sequence[Run]) -> tuple[list[Model], list[str]]:
         for i, model in enumerate(same):
             shown = [f"{k}={v[i]}" for k, v in diff.items() if v[i] != "not recorded"]
             if model.options is None:
-                shown.append(f"run {directory_name(model.runs[0].path)}")
+                shown.append(f"from {run_location(model.runs[0].path)}")
             model.label = f"{name} [{', '.join(shown)}]"
-        what = "; ".join(f"{k}: {' | '.join(v)}" for k, v in diff.items()) or "options not recorded"
-        notes.append(
-            f"{name!r} was run with different options ({what}): its runs are shown as separate rows, "
-            "never averaged together."
-        )
+        what = "; ".join(f"{k}: {' | '.join(v)}" for k, v in diff.items())
+        told = f"was run with different options ({what})" if what else "names runs that recorded no options"
+        notes.append(f"{name!r} {told}: its runs are shown as separate rows, never averaged together.")
     labels = [m.label for m in models]
     for label in labels:
         if labels.count(label) > 1:
