@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from .tables import ALL_LENGTHS, BenchmarkComparison, Table
 
 PANEL_COLUMNS = 3
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 
 def panels(benchmarks: Sequence[BenchmarkComparison]) -> list[tuple[str, Table, str]]:
@@ -34,6 +35,9 @@ def plot(benchmarks: Sequence[BenchmarkComparison], models: Sequence[str], path:
     fig = Figure(figsize=(4.6 * columns, 3.4 * grid + 0.9), layout="constrained")
     axes = fig.subplots(grid, columns, squeeze=False).ravel()
     colours = {m: f"C{i % 10}" for i, m in enumerate(models)}
+    shapes = {m: MARKERS[i % len(MARKERS)] for i, m in enumerate(models)}
+    # models side by side around each length, so equal scores do not hide one another
+    dodge = {m: (i - (len(models) - 1) / 2) * min(0.05, 0.4 / len(models)) for i, m in enumerate(models)}
     for ax in axes[len(chosen) :]:
         ax.set_visible(False)
     for ax, (title, table, row) in zip(axes, chosen, strict=False):
@@ -45,31 +49,34 @@ def plot(benchmarks: Sequence[BenchmarkComparison], models: Sequence[str], path:
         for model in table.models:
             cells = table.cells.get((row, model), {})
             points = [
-                (i, cells[c]) for i, c in enumerate(lengths) if c in cells and cells[c].value is not None
+                (i, cells[c]) for i, c in enumerate(lengths) if cells.get(c) and cells[c].value is not None
             ]
             if not points:
                 continue
+            xs = [i + dodge[model] for i in range(len(lengths))]
             # NaN where a length has no value, so the line breaks there instead of bridging the gap
-            ys = [cells[c].value if c in cells and cells[c].value is not None else math.nan for c in lengths]
-            ax.plot(range(len(lengths)), ys, color=colours[model], linewidth=1.6)
+            ys = [
+                cells[c].value if cells.get(c) and cells[c].value is not None else math.nan for c in lengths
+            ]
+            ax.plot(xs, ys, color=colours[model], linewidth=1.6)
             for x, cell in points:
                 short = cell.of is not None and cell.covers < cell.of
                 ax.plot(
-                    [x],
+                    [x + dodge[model]],
                     [cell.value],
-                    marker="o",
+                    marker=shapes[model],
                     markersize=6,
                     color=colours[model],
                     markerfacecolor="white" if short else colours[model],
                 )
         ax.set_xticks(range(len(lengths)), lengths)
-        ax.set_xlim(-0.5, len(lengths) - 0.5)
+        ax.set_xlim(-0.6 if len(lengths) > 1 else -1.5, len(lengths) - (0.4 if len(lengths) > 1 else -0.5))
         ax.set_ylim(-3, 103)
         ax.set_xlabel("length")
         ax.set_ylabel("score")
         ax.set_title(title, loc="left", fontsize="medium")
         ax.grid(alpha=0.3)
-    handles = [Line2D([], [], color=colours[m], marker="o", label=m) for m in models]
+    handles = [Line2D([], [], color=colours[m], marker=shapes[m], label=m) for m in models]
     handles.append(
         Line2D(
             [],
@@ -81,5 +88,5 @@ def plot(benchmarks: Sequence[BenchmarkComparison], models: Sequence[str], path:
             label="average over fewer configs than the other runs scored",
         )
     )
-    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 3), fontsize="small")
+    fig.legend(handles=handles, loc="outside upper center", ncols=min(len(handles), 4), fontsize="small")
     fig.savefig(path, format="png", dpi=90, metadata={"Software": None})
