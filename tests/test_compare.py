@@ -396,3 +396,14 @@ def test_unrecorded_runs_of_one_directory_name_are_told_apart_by_where_they_are(
     comparison = build([first, second])
     assert [m.label for m in comparison.models] == [f"run [from {first}]", f"run [from {second}]"]
     assert "'run' names runs that recorded no options" in comparison.notes[0]
+
+
+@pytest.mark.slow
+def test_the_readme_example_is_what_compare_writes(runs):
+    from longbench_suite.comparison.report import markdown_table
+
+    comparison = build([runs["good"], runs["fewer"]], names=["model-a", "model-b"])
+    (table,) = [t for t in comparison.benchmarks[0].tables if t.title == CATEGORIES]
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+    with open(readme, encoding="utf-8") as f:
+        assert markdown_table(table) in f.read()
