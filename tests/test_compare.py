@@ -282,6 +282,11 @@ def test_one_model_under_two_tokenizers_is_two_flagged_rows_never_averaged(runs,
         "| org/model [tokenizer=tok-a] | run record | org/model | http://127.0.0.1:8000/v1 | tok-a |"
         in markdown
     )
+    helmet = comparison.benchmarks[0]
+    assert (
+        "The rows were built with different options (tokenizer: org/model [tokenizer=tok-a]=tok-a, "
+        "org/model [tokenizer=tok-b]=tok-b)" in helmet.notes[-1]
+    )
 
 
 @pytest.mark.slow
