@@ -388,7 +388,7 @@ def test_lveval_levels_and_datasets_get_tables_of_their_own():
     ]
     text = markdown_report(results, {"level": summarize(results, "level")})
     assert (
-        "Summary by level, per_level:\n\n| level | score |\n|---|---|\n| 16k | 60.00 |\n| 32k | 30.00 |"
+        "Summary by level:\n\n| level | score |\n|---|---|\n| 16k | 60.00 |\n| 32k | 30.00 |\n\n| dataset |"
         in text
     )
     assert "| dataset | score |\n|---|---|\n| loogle_SD_mixup | 70.00 |\n| factrecall_en | 40.00 |" in text

@@ -81,14 +81,13 @@ def _summary_rows(summary: Mapping[str, Any]) -> tuple[list[str], dict[str, dict
 
 
 def _summary_sections(by: str, summary: Mapping[str, Any]):
-    """(title, corner, columns, rows) of each table a summary is shown as: one table, or, when its
-    sections share no row (LV-Eval's ``per_level`` and ``per_dataset``), one table per section."""
+    """(corner, columns, rows) of each table a summary is shown as: one table, or, when its sections
+    share no row (LV-Eval's ``per_level`` and ``per_dataset``), one table per section."""
     columns, rows = _summary_rows(summary)
     if len(columns) < 2 or any(len(cells) > 1 for cells in rows.values()):
-        return [(by, by, columns, rows)]
+        return [(by, columns, rows)]
     return [
         (
-            f"{by}, {column}",
             column.removeprefix("per_"),
             ["score"],
             {name: {"score": cells[column]} for name, cells in rows.items() if column in cells},
@@ -108,8 +107,9 @@ def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapp
         parts += ["", "Headline scores by task and length:", "", _markdown("task", columns, rows), ""]
         for by, per_benchmark in summaries.items():
             if benchmark in per_benchmark:
-                for title, corner, columns, rows in _summary_sections(by, per_benchmark[benchmark]):
-                    parts += [f"Summary by {title}:", "", _markdown(corner, columns, rows), ""]
+                parts += [f"Summary by {by}:", ""]
+                for corner, columns, rows in _summary_sections(by, per_benchmark[benchmark]):
+                    parts += [_markdown(corner, columns, rows), ""]
         for column in dict.fromkeys(c for r in mine for c in r.groups):
             rows = {}
             keys: list[str] = []
