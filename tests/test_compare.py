@@ -12,7 +12,6 @@ import csv
 import hashlib
 import json
 import os
-import shutil
 import sys
 
 import pytest
@@ -72,10 +71,10 @@ def runs(tmp_path_factory):
 
     out = {name: str(root / name) for name in ("good", "half", "fewer")}
     with FakeOpenAI(answers.__getitem__) as server:
-        _predict(server, CONFIGS, out["good"], options, "good-model")
+        _predict(server, CONFIGS, out["good"], options, "good")
     with FakeOpenAI(half) as server:
-        _predict(server, CONFIGS, out["half"], options, "half-model")
-        _predict(server, [c for c in CONFIGS if c != LEFT_OUT], out["fewer"], options, "half-model")
+        _predict(server, CONFIGS, out["half"], options, "half")
+        _predict(server, [c for c in CONFIGS if c != LEFT_OUT], out["fewer"], options, "fewer")
     out["tokenizer"] = options["tokenizer"]
     return out
 
@@ -107,6 +106,11 @@ def record(model: str, tokenizer: str, **build) -> dict:
         "limit": None,
         "build": options,
     }
+
+
+def without_record(payload: dict) -> None:
+    """A results.json as written before runs were recorded (and with no run.json beside it)."""
+    payload.pop("run", None)
 
 
 def with_record(record_: dict):
@@ -195,10 +199,7 @@ def test_two_runs_give_every_benchmarks_tables_and_averages_as_the_runs_reported
     ]
     payload = json.loads((out / "compare.json").read_text())
     assert [m["label"] for m in payload["models"]] == ["good", "half"]
-    assert payload["models"][0]["named_by"] == ["directory name"]
     assert (out / "compare.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    # no run record yet: named after the directory, and said so
-    assert any("has no run record" in note and "'good'" in note for note in payload["notes"])
 
 
 @pytest.mark.slow
@@ -312,7 +313,7 @@ def test_one_model_split_over_two_directories_is_one_row(runs, tmp_path):
 @pytest.mark.slow
 def test_the_record_beside_a_results_file_names_the_model_and_name_overrides_it(runs, tmp_path):
     target = tmp_path / "local"
-    rewritten(runs["good"], target, lambda payload: None)
+    rewritten(runs["good"], target, without_record)
     local = record("/models/checkpoint-500", "tok-a")
     (target / "run.json").write_text(json.dumps({**local, "backend": "transformers", "endpoint": None}))
     comparison = build([str(target), runs["half"]])
@@ -320,9 +321,12 @@ def test_the_record_beside_a_results_file_names_the_model_and_name_overrides_it(
     assert comparison.models[0].runs[0].named_by == "run record"
     renamed = build([str(target), runs["half"]], names=["step 500", "baseline"])
     assert [m.label for m in renamed.models] == ["step 500", "baseline"]
-    # a results file given by its path (as `score --output` writes one) is named after the file
+    # a results file given by its path (as `score --output` writes one), without a record, is named
+    # after the file
     scored = tmp_path / "scored-by-hand.json"
-    shutil.copyfile(os.path.join(runs["half"], "results.json"), scored)
+    payload = results_of(runs["half"])
+    without_record(payload)
+    scored.write_text(json.dumps(payload))
     assert [m.label for m in build([runs["good"], str(scored)]).models] == ["good", "scored-by-hand"]
 
 
@@ -396,8 +400,8 @@ def test_lveval_levels_and_datasets_get_tables_of_their_own():
 
 @pytest.mark.slow
 def test_unrecorded_runs_of_one_directory_name_are_told_apart_by_where_they_are(runs, tmp_path):
-    first = rewritten(runs["good"], tmp_path / "a" / "run", lambda payload: None)
-    second = rewritten(runs["half"], tmp_path / "b" / "run", lambda payload: None)
+    first = rewritten(runs["good"], tmp_path / "a" / "run", without_record)
+    second = rewritten(runs["half"], tmp_path / "b" / "run", without_record)
     comparison = build([first, second])
     assert [m.label for m in comparison.models] == [f"run [from {first}]", f"run [from {second}]"]
     assert "'run' names runs that recorded no options" in comparison.notes[0]
@@ -412,3 +416,14 @@ def test_the_readme_example_is_what_compare_writes(runs):
     readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
     with open(readme, encoding="utf-8") as f:
         assert markdown_table(table) in f.read()
+
+
+@pytest.mark.slow
+def test_a_run_without_a_record_is_named_after_its_directory_and_said_so(runs, tmp_path):
+    old = rewritten(runs["good"], tmp_path / "before-records", without_record)
+    comparison = build([old, runs["half"]])
+    assert [m.label for m in comparison.models] == ["before-records", "half"]
+    assert comparison.models[0].runs[0].named_by == "directory name"
+    assert any(
+        "has no run record" in n and "'before-records' after its directory" in n for n in comparison.notes
+    )
