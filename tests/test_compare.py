@@ -330,6 +330,15 @@ def test_the_record_beside_a_results_file_names_the_model_and_name_overrides_it(
     assert [m.label for m in build([runs["good"], str(scored)]).models] == ["good", "scored-by-hand"]
 
 
+def test_lengths_are_ordered_shortest_first_across_a_benchmarks_tasks():
+    from longbench_suite.predict.tables import length_order
+
+    # Ada-LEval's BestAnswer has 6k and 12k, which TSort (declared first) does not
+    assert length_order("adaleval") == ["1k", "2k", "4k", "6k", "8k", "12k", "16k", "32k", "64k", "128k"]
+    assert length_order("longbench")[-1] == "full"  # no token count: after those that have one
+    assert length_order("lveval") == ["16k", "32k", "64k", "128k", "256k"]  # levels, as declared
+
+
 def test_the_python_function_is_the_packages():
     import longbench_suite
     from longbench_suite import comparison

@@ -34,15 +34,21 @@ def _order(values: Sequence[str], known: Sequence[str]) -> list[str]:
 
 
 def length_order(benchmark: str) -> list[str]:
-    """A benchmark's lengths, shortest first (the order its tasks declare them)."""
+    """A benchmark's lengths, shortest first: by the token count a length stands for (a task's
+    ``max_length``), then those that stand for none (LV-Eval's levels, LongBench's ``full``) in the
+    order the tasks declare them."""
     from .. import registry
 
     order: list[str] = []
+    tokens: dict[str, int] = {}
     for task in registry.benchmark(benchmark).tasks:
         for length in task.lengths:
             if length not in order:
                 order.append(length)
-    return order
+                size = task.max_length(length)
+                if size is not None:
+                    tokens[length] = size
+    return sorted(order, key=lambda name: (name not in tokens, tokens.get(name, 0), order.index(name)))
 
 
 def _metric_rows(results: Sequence[ScoreResult]) -> list[tuple[str, str]]:
