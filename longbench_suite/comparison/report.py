@@ -50,7 +50,7 @@ def _escape(text: str) -> str:
 
 
 def markdown_table(table: Table) -> str:
-    corner = "task" if table.kind == "task" else table.kind
+    corner = table.corner or table.kind
     lines = [
         "| " + " | ".join([corner, "model", *table.columns]) + " |",
         "|" + "---|" * (len(table.columns) + 2),

@@ -59,6 +59,8 @@ class Table:
     cells: dict[tuple[str, str], dict[str, Cell]] = field(default_factory=dict)
     #: row groups (lengths) this table breaks down, for a table over row groups
     at: str | None = None
+    #: what the rows are (``category``, ``dataset``); the kind where not set
+    corner: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -201,7 +203,8 @@ def summary_tables(
             else [c for c in columns if any(v[0] == c for v in chosen.values())]
         )
         name = title if kind == "length" else f"{title}, over all lengths"
-        table = Table(benchmark, by, name, table_columns, [], [m.label for m in models], at=at)
+        corner, chosen = _common_head(by, chosen)
+        table = Table(benchmark, by, name, table_columns, [], [m.label for m in models], at=at, corner=corner)
         table.rows = list(dict.fromkeys(row for _, row in chosen.values()))
         for row in table.rows:
             for model in models:
@@ -215,6 +218,19 @@ def summary_tables(
                 table.cells[(row, model.label)] = cells
         tables.append(table)
     return tables
+
+
+def _common_head(by: str, placed: dict) -> tuple[str, dict]:
+    """The table's corner and its rows: where every row label starts with the same section named
+    ``per_<thing>`` (LV-Eval's ``per_dataset / <dataset>``), ``<thing>`` names the rows and the section
+    leaves their labels."""
+    heads = {row.split(" / ", 1)[0] for _, row in placed.values()}
+    if len(heads) != 1 or not all(" / " in row for _, row in placed.values()):
+        return by, placed
+    (head,) = heads
+    if not head.startswith("per_"):
+        return by, placed
+    return head.removeprefix("per_"), {p: (c, row.split(" / ", 1)[1]) for p, (c, row) in placed.items()}
 
 
 def _why(entry: Entry | None) -> str:
