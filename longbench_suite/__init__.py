@@ -8,6 +8,7 @@ from ._version import __version__
 
 __all__ = [
     "__version__",
+    "compare",
     "export",
     "get_builder",
     "list_configs",
@@ -39,6 +40,10 @@ def __getattr__(name: str):
         from . import training
 
         return getattr(training, name)
+    if name == "compare":
+        from .comparison import compare
+
+        return compare
     if name == "list_configs":
         from .registry import list_configs
 

@@ -310,6 +310,32 @@ def _parser() -> argparse.ArgumentParser:
         "demo", help="build a few configs of every benchmark offline from built-in sample data"
     )
     p.add_argument("--cache-dir", help="where the sample mirror, tokenizer and datasets go")
+
+    p = commands.add_parser(
+        "compare",
+        help="put several models' scored runs side by side: per benchmark, models × lengths for each "
+        "task and each of the benchmark's averages, and score against length in one picture",
+    )
+    p.add_argument(
+        "runs",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="`predict --score` output directories (their results.json), or `score --output` files",
+    )
+    p.add_argument(
+        "--output",
+        default="comparison",
+        metavar="DIR",
+        help="where compare.md, compare.json, compare.csv and compare.png go (default: comparison)",
+    )
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help="the model's name in the tables, one per RUN_DIR in order (default: the model the run "
+        "recorded, else the directory's name)",
+    )
+    p.add_argument("--no-plot", action="store_true", help="no compare.png (needs no matplotlib)")
     return parser
 
 
@@ -723,6 +749,24 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _cmd_compare(args) -> int:
+    from .comparison import compare
+    from .comparison.report import markdown_table
+
+    comparison = compare(args.runs, args.output, args.name, plot=not args.no_plot)
+    for note in comparison.notes:
+        print(f"note: {note}")
+    for bench in comparison.benchmarks:
+        headline = next((t for t in bench.tables if t.kind != "task" and t.at is None), bench.tables[0])
+        print(f"\n{bench.benchmark} ({bench.split}): {headline.title}\n{markdown_table(headline)}")
+        for note in bench.notes:
+            print(f"note: {note}")
+    print()
+    for kind, path in comparison.files.items():
+        print(f"wrote {kind}: {path}")
+    return 0
+
+
 def _say_what_is_done() -> None:
     """The library's progress lines (one per config, per long step) on stderr, as ``INFO: ...``; the
     bars are ``datasets``' own."""
@@ -746,6 +790,7 @@ COMMANDS = {
     "push": _cmd_push,
     "check": _cmd_check,
     "demo": _cmd_demo,
+    "compare": _cmd_compare,
 }
 
 

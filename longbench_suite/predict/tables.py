@@ -47,15 +47,21 @@ def _order(values: Sequence[str], known: Sequence[str]) -> list[str]:
 
 
 def length_order(benchmark: str) -> list[str]:
-    """A benchmark's lengths, shortest first (the order its tasks declare them)."""
+    """A benchmark's lengths, shortest first: by the token count a length stands for (a task's
+    ``max_length``), then those that stand for none (LV-Eval's levels, LongBench's ``full``) in the
+    order the tasks declare them."""
     from .. import registry
 
     order: list[str] = []
+    tokens: dict[str, int] = {}
     for task in registry.benchmark(benchmark).tasks:
         for length in task.lengths:
             if length not in order:
                 order.append(length)
-    return order
+                size = task.max_length(length)
+                if size is not None:
+                    tokens[length] = size
+    return sorted(order, key=lambda name: (name not in tokens, tokens.get(name, 0), order.index(name)))
 
 
 def _metric_rows(results: Sequence[ScoreResult]) -> list[tuple[str, str]]:
@@ -103,6 +109,22 @@ def _summary_rows(summary: Mapping[str, Any]) -> tuple[list[str], dict[str, dict
     return columns, rows
 
 
+def _summary_sections(by: str, summary: Mapping[str, Any]):
+    """(corner, columns, rows) of each table a summary is shown as: one table, or, when its sections
+    share no row (LV-Eval's ``per_level`` and ``per_dataset``), one table per section."""
+    columns, rows = _summary_rows(summary)
+    if len(columns) < 2 or any(len(cells) > 1 for cells in rows.values()):
+        return [(by, columns, rows)]
+    return [
+        (
+            column.removeprefix("per_"),
+            ["score"],
+            {name: {"score": cells[column]} for name, cells in rows.items() if column in cells},
+        )
+        for column in columns
+    ]
+
+
 def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapping[str, Any]]) -> str:
     """Every benchmark's tables, as Markdown."""
     parts: list[str] = []
@@ -119,10 +141,11 @@ def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapp
         parts += ["", "Headline scores by task and length:", "", table, ""]
         for by, per_benchmark in summaries.items():
             if benchmark in per_benchmark:
-                columns, rows = _summary_rows(per_benchmark[benchmark])
-                # which configs an average takes is the benchmark's rule: every cell says it may hold one
-                marks = {(n, c): "partial" for n in rows for c in columns} if partial else None
-                parts += [f"Summary by {by}:", "", _markdown(by, columns, rows, marks), ""]
+                parts += [f"Summary by {by}:", ""]
+                for corner, columns, rows in _summary_sections(by, per_benchmark[benchmark]):
+                    # which configs an average takes is the benchmark's rule: every cell says it may hold one
+                    marks = {(n, c): "partial" for n in rows for c in columns} if partial else None
+                    parts += [_markdown(corner, columns, rows, marks), ""]
         for column in dict.fromkeys(c for r in mine for c in r.groups):
             rows = {}
             keys: list[str] = []

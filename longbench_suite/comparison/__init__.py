@@ -1,0 +1,104 @@
+"""``longbench-suite compare``: several models' results side by side.
+
+>>> from longbench_suite import compare
+>>> comparison = compare(["runs/qwen", "runs/llama"], "comparison")  # doctest: +SKIP
+
+- :mod:`.runs`: reading each run's ``results.json``, naming its model, gathering one model's runs;
+- :mod:`.tables`: per benchmark, models × lengths for each task and each of the benchmark's averages;
+- :mod:`.report`: ``compare.md``, ``compare.csv``, ``compare.json``; :mod:`.plot`: ``compare.png``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..errors import OptionError, StorageError
+from ..outputs import written_aside
+from .runs import Model, gather, read_run
+from .tables import BenchmarkComparison, compare_benchmark
+
+FILES = ("compare.md", "compare.json", "compare.csv", "compare.png")
+
+
+@dataclass
+class Comparison:
+    """The compared models, each benchmark's tables, notes, and the files written (kind -> path)."""
+
+    models: list[Model]
+    benchmarks: list[BenchmarkComparison]
+    notes: list[str]
+    files: dict[str, str] = field(default_factory=dict)
+
+
+def build(runs: Sequence[str], names: Sequence[str] | None = None) -> Comparison:
+    """The comparison of ``runs`` (run directories or results files), without writing anything."""
+    from .. import registry
+
+    if not runs:
+        raise OptionError("compare needs at least one run directory")
+    if names is not None and len(names) != len(runs):
+        raise OptionError(f"{len(names)} --name for {len(runs)} runs; give one --name per run, in order")
+    read = [read_run(run, names[i] if names else None) for i, run in enumerate(runs)]
+    models, notes = gather(read)
+    present = {e.result.benchmark for m in models for e in m.entries.values()}
+    benchmarks = [compare_benchmark(b, models) for b in registry.benchmark_names() if b in present]
+    return Comparison(models, benchmarks, notes)
+
+
+def compare(
+    runs: Sequence[str], output_dir: str, names: Sequence[str] | None = None, *, plot: bool = True
+) -> Comparison:
+    """Compare the ``results.json`` of several ``predict --score`` runs (or ``score --output`` files):
+    writes ``compare.md``, ``compare.json``, ``compare.csv`` and (``plot=True``, needs the ``cards``
+    extra) ``compare.png`` into ``output_dir``, each atomically. ``names`` (one per run) override the
+    model names the runs recorded."""
+    from . import report
+
+    if plot:
+        _require_matplotlib()
+    comparison = build(runs, names)
+    if os.path.exists(output_dir) and not os.path.isdir(output_dir):
+        raise OptionError(f"--output {output_dir} is a file; name a directory for the comparison's files")
+    try:
+        os.makedirs(output_dir, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"cannot create the directory {output_dir}: {exc.strerror or exc}") from None
+    labels = [m.label for m in comparison.models]
+    texts = {
+        "markdown": (FILES[0], report.markdown(comparison.models, comparison.benchmarks, comparison.notes)),
+        "json": (
+            FILES[1],
+            report.json_text(report.json_payload(comparison.models, comparison.benchmarks, comparison.notes)),
+        ),
+        "csv": (FILES[2], report.csv_text(comparison.benchmarks)),
+    }
+    for kind, (name, text) in texts.items():
+        path = os.path.join(output_dir, name)
+        with written_aside(path) as partial, open(partial, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+        comparison.files[kind] = path
+    if plot:
+        from .plot import plot as draw
+
+        path = os.path.join(output_dir, FILES[3])
+        with written_aside(path) as partial:
+            draw(comparison.benchmarks, labels, partial)
+        comparison.files["png"] = path
+    return comparison
+
+
+def _require_matplotlib() -> None:
+    from ..errors import MissingDependencyError
+
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise MissingDependencyError(
+            "the comparison's picture needs matplotlib: pip install 'longbench-suite[cards]' "
+            "(or compare with plot=False / --no-plot for the tables alone)"
+        ) from None
+
+
+__all__ = ["Comparison", "build", "compare"]
