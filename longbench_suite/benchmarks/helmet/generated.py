@@ -19,7 +19,8 @@ Screened, the default recipe never draws an ``eval`` key or value; RULER's recip
 and skips a row whose asked key or answer is one (``docs/generate.md`` §5).
 
 Limits, checked before any work (``docs/generate.md`` §1): :data:`MAX_LENGTH`, :data:`MAX_ROWS` and the
-essay file's size (:data:`MAX_ESSAY_BYTES`) and content (UTF-8 text, not blank, no NUL byte).
+essay file's size (:data:`MAX_ESSAY_BYTES`) and content (UTF-8 text, not blank, no NUL or lone
+surrogate).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from longbench_suite.errors import DataFormatError, OptionError, SourceError
+from longbench_suite.errors import DataFormatError, OptionError, SourceError, first_lone_surrogate
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
@@ -160,6 +161,8 @@ def read_essay(path: str) -> str:
         text = raw
     if "\x00" in text:
         raise DataFormatError(f"{where}: holds a NUL character at {text.index(chr(0))}; pass a text file")
+    if (at := first_lone_surrogate(text)) is not None:
+        raise DataFormatError(f"{where}: 'text' holds a lone surrogate at character {at}")
     if not text.strip():
         raise DataFormatError(f"{where}: holds no text (an essay haystack is made of its words)")
     return text
