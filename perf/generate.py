@@ -19,7 +19,8 @@ The same rows (RULER's recipe: its search, then its rows, one random stream, see
   fastest exact backend (``fastokens``) and summing repeated noise lines from memory;
 * **load_dataset**: what a user gets, ``load_dataset("helmet", "gen_<variant>_<length>",
   generate={"recipe": "ruler", ...})`` prepared into a fresh cache (Arrow files, the row's columns and
-  token counts), for 1 and for 1 + N rows, the difference over N; its rows must be the draw's. The
+  token counts), for 1 and for 1 + N rows (N = 200 at 32k, 50 at 128k, as the draw), the difference
+  over N, and the 1-row build less one row as its set-up; its rows must be the draw's. The
   screen against HELMET's eval is off (``screen=False``): it is read once per cache (``docs/generate.md``
   §5), and the difference of two builds would cancel it anyway. The default recipe (HELMET's
   template and budget, filled rows) is timed the same way.
@@ -46,6 +47,9 @@ from perf.common import llama2_path, table
 
 LENGTHS = {"32k": 32_768, "128k": 131_072}
 VARIANTS = ("niah_multikey_2", "niah_single_1")
+#: library rows timed per length (drawn, and by load_dataset): enough that their CPU stands above the
+#: noise of two builds' set-up (``--rows`` sets one number for both)
+LIBRARY_ROWS = {"32k": 200, "128k": 50}
 #: RULER's task arguments (``scripts/synthetic.yaml``)
 RULER_ARGS = {
     variant: ["--type_haystack", haystack, "--type_needle_k", "words", "--type_needle_v", "numbers"]
@@ -127,7 +131,8 @@ def through_load_dataset(variant: str, name: str, recipe: str, rows: int, tokeni
     build(1)  # imports and first loads, untimed
     one, _ = build(1)
     many, made = build(1 + rows)
-    return {"cpu": max(many - one, 1e-9) / rows, "rows": made}
+    per_row = max(many - one, 1e-9) / rows
+    return {"cpu": per_row, "setup": one - per_row, "rows": made}
 
 
 def ruler_tokenizer_dir(root: Path) -> Path:
@@ -183,7 +188,7 @@ def ruler_figures(ruler, python, tokenizer, variant, length, rows, ours: list[st
     return one - per_row, per_row
 
 
-def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = None, ruler_rows=None):
+def main(rows: int | None = None, ruler: str | None = None, ruler_python: str | None = None, ruler_rows=None):
     import datasets
 
     from longbench_suite.fit.tokenizers import load_tokenizer
@@ -200,31 +205,35 @@ def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = No
     for variant in VARIANTS:
         for name, length in LENGTHS.items():
             loads.append(os.getloadavg()[0])
-            base = run(variant, length, WholePrompt(path), rows)
+            n = rows or LIBRARY_ROWS[name]
+            base = run(variant, length, WholePrompt(path), n)
             load_tokenizer(path).clear_cache()
-            ours = run(variant, length, PromptCounter(load_tokenizer(path)), rows)
+            ours = run(variant, length, PromptCounter(load_tokenizer(path)), n)
             assert base["rows"] == ours["rows"], f"rows differ: {variant} {name}"
-            loaded = through_load_dataset(variant, name, "ruler", rows, path)
+            loaded = through_load_dataset(variant, name, "ruler", n, path)
             shared = min(len(loaded["rows"]), len(ours["rows"]))
             same = loaded["rows"][:shared] == ours["rows"][:shared]
             assert same, f"load_dataset's rows differ from the draw's: {variant} {name}"
-            default = through_load_dataset(variant, name, "helmet", rows, path)
+            default = through_load_dataset(variant, name, "helmet", n, path)
             if live:
                 # enough rows that their CPU stands well above the noise of RULER's ~10 s set-up
-                n = ruler_rows or (80 if length <= 32_768 else 20)
-                _, per_row = ruler_figures(ruler_dir, python, tokenizer, variant, length, n, ours["rows"])
+                timed = ruler_rows or (80 if length <= 32_768 else 20)
+                made = ours["rows"]
+                setup, per_row = ruler_figures(ruler_dir, python, tokenizer, variant, length, timed, made)
                 source = "measured"
             else:
-                (_, per_row), source = RECORDED[(variant, name)], "recorded"
+                (setup, per_row), source = RECORDED[(variant, name)], "recorded"
             loads.append(os.getloadavg()[0])
             out.append(
                 [
                     variant,
                     name,
+                    f"{setup:.1f}",
                     f"{1 / per_row:.1f}",
                     source,
                     f"{1 / base['cpu']:.1f}",
                     f"{1 / ours['cpu']:.0f}",
+                    f"{loaded['setup']:.2f}",
                     f"{1 / loaded['cpu']:.1f}",
                     f"{1 / default['cpu']:.1f}",
                     f"{per_row / loaded['cpu']:.1f}x",
@@ -235,10 +244,12 @@ def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = No
     header = [
         "variant",
         "length",
+        "RULER setup CPU-s",
         "RULER rows/CPU-s",
         "RULER",
         "whole: rows/CPU-s",
         "draw: rows/CPU-s",
+        "load_dataset: setup CPU-s",
         "load_dataset: rows/CPU-s",
         "load_dataset, helmet recipe",
         "load_dataset vs RULER",
@@ -252,7 +263,7 @@ def main(rows: int = 20, ruler: str | None = None, ruler_python: str | None = No
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m perf.generate")
-    parser.add_argument("--rows", type=int, default=20, help="library rows timed (drawn; load_dataset)")
+    parser.add_argument("--rows", type=int, help="library rows timed (default 200 at 32k, 50 at 128k)")
     parser.add_argument("--ruler", help="a RULER checkout (default /tmp/ruler_src)")
     parser.add_argument("--ruler-python", help="a Python with RULER's dependencies")
     parser.add_argument("--ruler-rows", type=int, help="RULER rows timed (default 80 at 32k, 20 at 128k)")
