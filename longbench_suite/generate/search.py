@@ -160,10 +160,7 @@ class Sizer:
             size = max(self.smallest, size + move)
         if best is not None:
             return best
-        raise DataFormatError(
-            f"{self.where}: no haystack fits {self.limit} tokens; the prompt alone is "
-            f"{drawn.tokens} tokens at {size} haystack units (choose a longer length)"
-        )
+        raise self._nothing_fits(drawn, size)
 
     def row(self, rng: random.Random, size: int) -> Drawn:
         """A row drawn at ``size``, ``step`` smaller after each draw that does not fit."""
@@ -173,7 +170,10 @@ class Sizer:
                 return drawn
             if size > self.step:
                 size -= self.step
-        raise DataFormatError(
+        raise self._nothing_fits(drawn, size)
+
+    def _nothing_fits(self, drawn: Drawn, size: int) -> DataFormatError:
+        return DataFormatError(
             f"{self.where}: no haystack fits {self.limit} tokens; the prompt alone is "
             f"{drawn.tokens} tokens at {size} haystack units (choose a longer length)"
         )
