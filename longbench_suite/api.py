@@ -431,7 +431,7 @@ def prefetch(builders: Iterable[SuiteBuilder]) -> None:
         sources = {
             f"{b.config.name}/{name}": source
             for b in members
-            for name, source in b.config.task.all_sources(b.config.length).items()
+            for name, source in b.config.task.all_sources(b.config.length, b.build_env()).items()
         }
         first.resolver(download_manager(first)).resolve(sources)
 

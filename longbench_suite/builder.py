@@ -159,7 +159,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         chat_spec = kwargs.pop("chat_template", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         if task is not None:
-            task.check_generate(kwargs.get("generate"))
+            task.check_generate(kwargs.get("generate"), length)
         spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
         needed = task is None or tokenizer_spec is not None or chat_spec is not None
         needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
@@ -173,6 +173,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         #: the split plans this builder computed, shared by the shards one process yields
         self._plans: Memo[Plan] = Memo("plans", entries=2)
+        local = _local_sources_identity(task, length, kwargs)
+        self._source_identity = f"mirror:{kwargs['mirror']}|data_dir:{kwargs.get('data_dir')}|local:{local}"
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
             if self._pretruncation is not None:
@@ -180,7 +182,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             if self._chat_template is not None:
                 identity += f"|chat:{self._chat_template.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
-            identity += f"|local:{_local_sources_identity(task, length, kwargs)}"
+            identity += f"|local:{local}"
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
 
@@ -252,7 +254,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         task, length = self.config.task, self.config.length
         resolver = self.resolver(dl_manager)
-        sources = task.sources(length)
+        sources = task.sources_to_read(length, self.build_env())
         files = resolver.resolve(sources)
         with forgotten_on_bad_data(files.values()):
             facts = task.source_facts(length, files)
@@ -426,6 +428,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             cache_root=self.source_cache_root(),
             generate=self.config.generate,
             chat_template=self._chat_template,
+            source_identity=self._source_identity,
         )
 
     def split_plan(self, split: str, dl_manager) -> Plan:
@@ -433,7 +436,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         the drops of the task's leakage rule from it)."""
         task, length = self.config.task, self.config.length
         resolver = self.resolver(dl_manager)
-        files = resolver.resolve({**task.sources(length), **task.split_sources(length).get(split, {})})
+        own = task.split_sources(length).get(split, {})
+        files = resolver.resolve({**task.sources_to_read(length, self.build_env()), **own})
         if split == "dev" and task.dev_sources(length):
             files.update(resolver.resolve(task.dev_sources(length)))
         with forgotten_on_bad_data(files.values()):

@@ -50,6 +50,9 @@ class BuildEnv:
     generate: Mapping[str, Any] | None = None
     #: the chat template chat-mode user turns are fitted under (``chat_template=``); ``None``: none
     chat_template: ChatTemplate | None = None
+    #: where the sources come from: the mirror, ``data_dir`` and the size and mtime of the local files
+    #: a config reads (a result derived from the sources and kept across builds is keyed by it)
+    source_identity: str = "-"
 
 
 class Task(ABC):
@@ -114,8 +117,9 @@ class Task(ABC):
         builds any length: ``6k``, ``48k``, ``1m``)."""
         return False
 
-    def check_generate(self, options: Mapping[str, Any] | None) -> None:
-        """Refuse generator options (the ``generate`` argument) a task does not take."""
+    def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
+        """Refuse generator options (the ``generate`` argument) a task does not take, or a config
+        ``length`` it generates but will not (a generator's limits), before any work."""
         if options:
             raise OptionError(f"{self.name} reads its rows from upstream files; it takes no generate options")
 
@@ -153,6 +157,11 @@ class Task(ABC):
     def sources(self, length: str) -> dict[str, Source]:
         """The source files a config reads, by a name the task chooses."""
 
+    def sources_to_read(self, length: str, env: BuildEnv) -> dict[str, Source]:
+        """The :meth:`sources` this build reads: all of them, unless its options (``env.generate``) or a
+        result already cached make some unnecessary (a generator's screen against ``eval``)."""
+        return self.sources(length)
+
     #: what :meth:`dev_sources` are read for, in a few words (shown when they cannot be had)
     dev_sources_purpose = "to keep dev apart from eval"
 
@@ -174,9 +183,10 @@ class Task(ABC):
         """
         return {}
 
-    def all_sources(self, length: str) -> dict[str, Source]:
-        """Every source any split of ``length`` may read (:meth:`sources` and :meth:`split_sources`)."""
-        found = dict(self.sources(length))
+    def all_sources(self, length: str, env: BuildEnv | None = None) -> dict[str, Source]:
+        """Every source any split of ``length`` may read (:meth:`sources` and :meth:`split_sources`);
+        given a build's ``env``, only those that build reads (:meth:`sources_to_read`)."""
+        found = dict(self.sources(length) if env is None else self.sources_to_read(length, env))
         for own in self.split_sources(length).values():
             found.update(own)
         return found
