@@ -114,7 +114,7 @@ def read_essay(path: str) -> str:
     return raw
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class GeneratedTask(HelmetTask):
     """A generator: any length, one ``dev`` split of generated rows."""
 
@@ -211,7 +211,7 @@ class GeneratedTask(HelmetTask):
         return sampling.python_rng(sampling.derived_seed("generate", self.name, length, options.seed, index))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NiahTask(GeneratedTask):
     variant: str = ""
 
@@ -339,7 +339,7 @@ class NiahTask(GeneratedTask):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class JsonKvGenTask(GeneratedTask):
     def eval_strings(self, instance: Instance) -> set[str]:
         uuids = re.findall(UUID_KEYS, instance.fields["context"])
