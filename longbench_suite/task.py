@@ -108,8 +108,7 @@ class Task(ABC):
     token_count_columns: ClassVar[Mapping[str, str]] = {}
 
     def __post_init__(self) -> None:
-        required = [f.name for f in fields(Task) if f.init and f.default is MISSING]
-        unset = [name for name in required if getattr(self, name) is None]
+        unset = [name for name in DECLARED if getattr(self, name) is None]
         if unset:
             raise TypeError(f"{type(self).__name__} {self.name!r} declares {', '.join(unset)} as None")
 
@@ -273,6 +272,12 @@ class Task(ABC):
         """How a generated config's rows were made, for the card of an export that holds it (generator,
         seed, rows, what ``eval`` rows they avoid); empty for a task read from upstream files."""
         return {}
+
+
+#: the declaration fields every task must give (those :class:`Task` has no default for)
+DECLARED = tuple(
+    f.name for f in fields(Task) if f.init and f.default is MISSING and f.default_factory is MISSING
+)
 
 
 @dataclass
