@@ -168,7 +168,7 @@ def read_essay(path: str) -> str:
     return text
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class GeneratedTask(HelmetTask):
     """A generator: any length, one ``dev`` split of generated rows."""
 
@@ -326,7 +326,7 @@ class GeneratedTask(HelmetTask):
         return sampling.python_rng(sampling.derived_seed("generate", self.name, length, options.seed, index))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NiahTask(GeneratedTask):
     variant: str = ""
 
@@ -457,7 +457,7 @@ class NiahTask(GeneratedTask):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class JsonKvGenTask(GeneratedTask):
     def eval_strings(self, instance: Instance) -> set[str]:
         uuids = re.findall(UUID_KEYS, instance.fields["context"])

@@ -84,7 +84,7 @@ _SCANS: Memo[list[KiltRecord]] = Memo(
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RagTask(HelmetTask):
     test_file: str = ""  # with {k}: the length's KILT passages
     demo_file: str = ""
