@@ -32,15 +32,25 @@ PROMPT = (
     "You are given a legal document and a question. Answer the question as concisely as you can.\n\n"
     "Document: {context}\n\nQuestion: {input}\nAnswer:"
 )
-SPEC_LINE = f'    "{NEW}": Line("Single-Doc QA", "en", "qa_f1_score", False, 64, True, 200, None),\n'
 
 
-def _worked_example() -> dict:
-    """The declaration CONTRIBUTING.md's worked example 1 adds, read from its ```json block."""
+def _worked_example() -> tuple[dict, str]:
+    """The declaration and the spec line CONTRIBUTING.md's worked example 1 adds, from its code blocks."""
     text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
     example = text[text.index("## Worked example 1") : text.index("## Worked example 2")]
-    (block,) = re.findall(r"```json\n(.*?)```", example, re.S)
-    return json.loads(block)
+    (declaration,) = re.findall(r"```json\n(.*?)```", example, re.S)
+    (spec_line,) = re.findall(r"```python\n(.*?)```", example, re.S)
+    return json.loads(textwrap.dedent(declaration)), "    " + textwrap.dedent(spec_line).strip() + "\n"
+
+
+def test_the_worked_example_names_four_files_and_adds_this_task():
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    example = text[text.index("## Worked example 1") : text.index("## Worked example 2")]
+    steps = re.findall(r"^\d+\. \*\*(.+?)\*\*", example, re.M)
+    assert steps == ["The declaration", "The prompt", "Sample data", "The spec line"]
+    assert "It touches four files" in example
+    declaration, spec_line = _worked_example()
+    assert declaration["name"] == NEW and spec_line.startswith(f'    "{NEW}": Line(')
 
 
 def _add_entry(path: Path, opening: str, line: str) -> None:
@@ -59,11 +69,12 @@ def _overlay(root: Path) -> tuple[Path, Path]:
     shutil.copytree(Path(tests.specs.__path__[0]), specs, ignore=shutil.ignore_patterns("__pycache__"))
 
     declarations = json.loads((copy / "tasks.json").read_text(encoding="utf-8"))
-    declarations.append(_worked_example())
+    declaration, spec_line = _worked_example()
+    declarations.append(declaration)
     (copy / "tasks.json").write_text(json.dumps(declarations, indent=1), encoding="utf-8")
     _add_entry(copy / "prompts.py", "TEMPLATES:", f"    {NEW!r}: PromptTemplate({PROMPT!r}),\n")
     _add_entry(copy / "samples.py", "KINDS:", f"    {NEW!r}: single_doc,\n")
-    _add_entry(specs / "longbench.py", "LINES = {", SPEC_LINE)
+    _add_entry(specs / "longbench.py", "LINES = {", spec_line)
     return benchmarks, specs
 
 
