@@ -34,18 +34,21 @@ PROMPT = (
 )
 
 
+def _worked_example_text() -> str:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    return text[text.index("## Worked example 1") : text.index("## Worked example 2")]
+
+
 def _worked_example() -> tuple[dict, str]:
     """The declaration and the spec line CONTRIBUTING.md's worked example 1 adds, from its code blocks."""
-    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    example = text[text.index("## Worked example 1") : text.index("## Worked example 2")]
+    example = _worked_example_text()
     (declaration,) = re.findall(r"```json\n(.*?)```", example, re.S)
     (spec_line,) = re.findall(r"```python\n(.*?)```", example, re.S)
     return json.loads(textwrap.dedent(declaration)), "    " + textwrap.dedent(spec_line).strip() + "\n"
 
 
 def test_the_worked_example_names_four_files_and_adds_this_task():
-    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    example = text[text.index("## Worked example 1") : text.index("## Worked example 2")]
+    example = _worked_example_text()
     steps = re.findall(r"^\d+\. \*\*(.+?)\*\*", example, re.M)
     assert steps == ["The declaration", "The prompt", "Sample data", "The spec line"]
     assert "It touches four files" in example

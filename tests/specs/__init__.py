@@ -3,7 +3,9 @@ each task's lengths and the facts upstream states for it, one line per task — 
 derived from it. ``tests/test_registry.py`` checks each spec against the registry; the other tests
 enumerate the registry or read these specs, never restate a task list, a length list or a count.
 
-Adding a task or a length to a benchmark adds its line here and nothing else in ``tests/``.
+Adding a LongBench-style task, or a length to a benchmark, adds its line here and nothing else in
+``tests/`` (a task of a HELMET family also needs the family tests' per-task references, such as the
+generation lengths of ``tests/test_helmet_archive.py``).
 """
 
 from __future__ import annotations
