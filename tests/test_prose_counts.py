@@ -18,7 +18,7 @@ from tests.specs import spec
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "longbench_suite"
-WORDS = {"five": 5, "seven": 7}
+WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def _listed(benchmark: str) -> list[str]:
@@ -98,6 +98,13 @@ CLAIMS: list[tuple[str, str, Callable[[], tuple]]] = [
     ("longbench_suite/benchmarks/longbench/card.md", r"each exist at (\w+) prompt-token budgets", lambda: (
         len(spec("longbench").lengths),
     )),
+    ("README.md", r"all\s+(\w+)\s+benchmarks\*\* in their exact upstream layouts", lambda: (
+        len(registry.benchmark_names()),
+    )),
+    ("README.md", r"at all (\w+) HELMET lengths", lambda: (len(spec("helmet").lengths),)),
+    ("README.md", r"the (\w+) levels share one download", lambda: (len(spec("lveval").lengths),)),
+    ("docs/lveval.md", r"Each zip holds the (\w+) length levels", lambda: (len(spec("lveval").lengths),)),
+    ("docs/adaleval.md", r"describe the same (\w+) tasks", lambda: (len(_listed("adaleval")),)),
 ]  # fmt: skip
 
 
