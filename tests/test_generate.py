@@ -20,6 +20,7 @@ from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer, random_value
 from longbench_suite.generate.words import key_words
 from longbench_suite.training.rewards import reward_function
+from tests.specs import spec
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 NEEDLE = re.compile(r"special magic \w+ for (\S+) is: (\S+?)\.(?=\n|$)", re.M)
@@ -287,7 +288,7 @@ def test_no_generated_row_shares_a_key_or_value_with_the_matching_eval_rows(
 ):
     rows = gen("gen_niah_multikey_2_8k", helmet_mirror, llama2_tokenizer, tmp_path, rows=4)
     strings = set()
-    for length in ("8k", "16k", "32k", "64k", "128k"):
+    for length in spec("helmet").tasks["ruler_mk_needle"]:
         for row in load_dataset(
             "helmet",
             f"ruler_mk_needle_{length}",
@@ -441,7 +442,7 @@ def test_check_reports_no_leak_for_generated_rows_and_fails_on_a_planted_one(
     assert (split.config, split.split, split.rows, split.leaked) == ("helmet/gen_json_kv_4k", "dev", 3, 0)
     [reference] = clean.references
     assert reference.task == "helmet/json_kv"
-    assert reference.lengths == ("8k", "16k", "32k", "64k", "128k")
+    assert reference.lengths == spec("helmet").tasks["json_kv"]
     assert len(reference.found) > 1000
     assert "leaked" in clean.format().splitlines()[0]
 

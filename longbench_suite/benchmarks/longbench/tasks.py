@@ -1,4 +1,4 @@
-"""LongBench's 21 tasks and LongBench-E's 13, declared from ``tasks.json`` and ``prompts.py``.
+"""LongBench's tasks and LongBench-E's, declared from ``tasks.json`` and ``prompts.py``.
 
 A config is one task at one prompt-token budget. ``eval`` is the task's own file, every row in file
 order. ``dev`` is the sibling set's rows that this set does not hold (``qasper``'s dev: the rows of
