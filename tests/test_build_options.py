@@ -137,3 +137,41 @@ def test_the_run_record_serialises_the_options(tmp_path, monkeypatch):
     assert record == {"mirror": str(tmp_path / "m"), "max_input_tokens": 100, "generate": {"seed": 7}}
     read_back = run_record.score_options({"build": record}, BuildOptions(), "run.json")
     assert read_back == BuildOptions(mirror=str(tmp_path / "m"), max_input_tokens=100, generate={"seed": 7})
+
+
+class _Constant:
+    """A backend that answers every request alike (no model, no server)."""
+
+    name = "constant"
+    concurrency = 1
+
+    def generate(self, request):
+        from longbench_suite.predict import Reply
+
+        return Reply(text="an answer")
+
+
+def test_predict_mixture_and_push_take_options(demo, tmp_path):
+    out = str(tmp_path / "run")
+    run = predict(
+        ["longbench/qasper_4k"], out, model="m", backend=_Constant(), options=demo, tokenizer="words"
+    )
+    build = run.record["build"]
+    assert build["demo"] is True and build["cache_dir"] == demo.cache_dir
+    assert build["tokenizer"] == "words" and build["tokenizer_identity"] == "words"  # the keyword won
+    mixed = longbench_suite.mixture({"longbench/qasper_4k": 1.0}, split="eval", options=demo)
+    first = next(iter(mixed))
+    assert first["source"] == "longbench/qasper_4k"
+    rows = load_dataset("longbench", "qasper_4k", split="eval", options=demo)
+    assert first["query_id"] in set(rows["query_id"])
+    pushed = longbench_suite.push(
+        ["longbench/qasper_4k"],
+        "someone/qasper",
+        dry_run=True,
+        output_dir=str(tmp_path / "out"),
+        histogram=False,
+        options=BuildOptions.of(demo, max_input_tokens=500),
+    )
+    assert "qasper_4k/eval-00000-of-00001.parquet" in pushed.files
+    exported = load_dataset("parquet", data_files=str(tmp_path / "out" / "qasper_4k" / "eval-*.parquet"))
+    assert max(exported["train"]["input_budget"]) == 500
