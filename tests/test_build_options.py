@@ -175,3 +175,12 @@ def test_predict_mixture_and_push_take_options(demo, tmp_path):
     assert "qasper_4k/eval-00000-of-00001.parquet" in pushed.files
     exported = load_dataset("parquet", data_files=str(tmp_path / "out" / "qasper_4k" / "eval-*.parquet"))
     assert max(exported["train"]["input_budget"]) == 500
+
+
+def test_the_readme_options_table_has_a_row_per_field():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| option | meaning |") :].split("\n\n", 1)[0]
+    rows = {line.split("|")[1].strip().strip("`") for line in table.splitlines()[2:]}
+    assert set(NAMES) <= rows, f"README's options table lacks {set(NAMES) - rows}"
