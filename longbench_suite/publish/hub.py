@@ -207,8 +207,8 @@ def export(
     """Build ``configs`` (of one benchmark) and write them into ``output_dir`` in the Hub layout.
 
     The build options are ``options=BuildOptions(...)`` and/or its fields as keywords (a keyword
-    replaces that field), as for :func:`longbench_suite.get_builder`. ``output_dir`` is a local folder or any
-    fsspec URL (``s3://``, ``gs://``, ``hf://``; :mod:`.remote`). ``max_shard_size`` caps each Parquet
+    replaces that field), as for :func:`longbench_suite.get_builder`. ``output_dir`` is a local folder
+    or any fsspec URL (``s3://``, ``gs://``, ``hf://``; :mod:`.remote`). ``max_shard_size`` caps each Parquet
     file's uncompressed size; ``histogram=False`` skips the PNG (no matplotlib needed); ``repo_id``
     names the repo in the card's usage example. ``holdout_fraction`` also writes the two sides of the
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
