@@ -41,6 +41,7 @@ from . import api, registry
 from .errors import UnknownNameError
 from .fit.chat import ChatTemplate
 from .fit.rules import InputBudget, chat_budget
+from .options import BuildOptions
 from .partition.leakage import LeakageRule
 from .publish.stats import format_table
 from .row import CHAT_TEMPLATE_COLUMN
@@ -251,13 +252,14 @@ def _reference_builders(builder) -> list:
             f"{bench.name}/{builder.config.task.name}: its leakage rule names no task of {bench.name}: "
             f"{rule.reference!r}"
         )
-    options = dict(
+    options = BuildOptions(
         tokenizer=builder.tokenizer,
         mirror=builder.config.mirror,
         data_dir=builder.config.data_dir,
-        cache_dir=builder._cache_dir_root,
+        cache_dir=builder.cache_root,
     )
-    return [api.get_builder(f"{bench.name}/{reference.config_name(n)}", **options) for n in reference.lengths]
+    names = [f"{bench.name}/{reference.config_name(n)}" for n in reference.lengths]
+    return [api.get_builder(name, options=options) for name in names]
 
 
 def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:

@@ -7,53 +7,13 @@ import os
 import sys
 from collections.abc import Sequence
 
+from . import options
 from ._version import __version__
 
 
-def _demo_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="use the offline sandbox: its sample sources and, unless --tokenizer/--pretruncation-tokenizer "
-        "are given, its BPE tokenizer (written on first use under --cache-dir or HF_HOME)",
-    )
-
-
 def _source_options(parser: argparse.ArgumentParser) -> None:
-    _demo_option(parser)
-    parser.add_argument(
-        "--mirror", help="mirror directory or http(s) base URL (default: $LONGBENCH_SUITE_MIRROR)"
-    )
-    parser.add_argument(
-        "--data-dir", help="folder with source files you already have, in their upstream layout"
-    )
-    parser.add_argument(
-        "--tokenizer",
-        help="tokenizer spec: tokenizer.json path or directory, Hub repo id, tiktoken encoding, 'words' or "
-        "'chars' (default: the benchmark's own, e.g. meta-llama/Llama-2-7b-hf)",
-    )
-    parser.add_argument(
-        "--pretruncation-tokenizer",
-        help="tokenizer that pre-cuts documents before rendering, for tasks with that step (HELMET's "
-        "long-document tasks; default meta-llama/Llama-2-7b-hf whatever --tokenizer is)",
-    )
-    parser.add_argument("--max-input-tokens", type=int, help="cut every input to this many tokens")
-    parser.add_argument(
-        "--chat-template",
-        help="fit chat-mode rows under this chat template, as HELMET does: 'tokenizer' (the tokenizer's "
-        "own), a built-in name (llama-2-chat, chatml), a .jinja file or a tokenizer_config.json",
-    )
-    parser.add_argument(
-        "--cache-dir", help="datasets cache directory (default: the Hugging Face datasets cache)"
-    )
-    parser.add_argument(
-        "--generate",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an option of the generated gen_* configs, repeatable: seed=7, rows=100, haystack=noise, "
-        "recipe=ruler, essay=PATH (docs/generate.md)",
-    )
+    """The shared build options: one flag per :class:`~longbench_suite.options.BuildOptions` field."""
+    options.add_arguments(parser)
 
 
 def _num_proc_option(parser: argparse.ArgumentParser) -> None:
@@ -110,7 +70,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("info", help="describe one config: task, budget, splits, sources, template")
     p.add_argument("config", help="config name, e.g. nq_32k or helmet/nq_32k")
-    _demo_option(p)
+    options.add_arguments(p, ("demo",))
     p.add_argument("--cache-dir", help="with --demo: the cache holding the sandbox (default: HF_HOME's)")
 
     p = commands.add_parser(
@@ -134,12 +94,16 @@ def _parser() -> argparse.ArgumentParser:
         help="with --split dev: only this side of a stable hold-out of dev (see --holdout-fraction)",
     )
     p.add_argument(
-        "--holdout-fraction", type=float, default=0.05, metavar="F", help="the hold-out's share of dev (0.05)"
+        "--holdout-fraction",
+        type=float,
+        default=options.DEFAULT_HOLDOUT_FRACTION,
+        metavar="F",
+        help=f"the hold-out's share of dev ({options.DEFAULT_HOLDOUT_FRACTION})",
     )
     p.add_argument(
         "--over-length",
-        choices=("truncate", "skip"),
-        default="truncate",
+        choices=options.OVER_LENGTH,
+        default=options.OVER_LENGTH[0],
         help="skip: leave out the rows whose prompt had to be cut to fit the budget (default: keep them cut)",
     )
     _source_options(p)
@@ -401,39 +365,9 @@ def _remote(source):
     return source.archive if isinstance(source, Member) else source
 
 
-def _source_kwargs(args) -> dict:
-    """What ``_source_options`` parsed, as ``get_builder`` keywords."""
-    names = (
-        "tokenizer",
-        "mirror",
-        "data_dir",
-        "cache_dir",
-        "max_input_tokens",
-        "pretruncation_tokenizer",
-        "chat_template",
-        "demo",
-    )
-    return {name: getattr(args, name) for name in names} | {"generate": generate_options(args.generate)}
-
-
-def generate_options(pairs: Sequence[str]) -> dict | None:
-    """``--generate KEY=VALUE`` pairs as the ``generate`` option: numbers and ``null`` as JSON reads them,
-    anything else as text."""
-    import json
-
-    from .errors import OptionError
-
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise OptionError(f"--generate {pair!r}: expected KEY=VALUE, e.g. --generate seed=7")
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        options[key] = parsed if parsed is None or isinstance(parsed, int | float) else value
-    return options or None
+def _build_options(args) -> options.BuildOptions:
+    """What ``_source_options`` parsed."""
+    return options.from_arguments(args)
 
 
 def _prepared_builders(args) -> list:
@@ -441,7 +375,8 @@ def _prepared_builders(args) -> list:
     from . import api
 
     num_proc = api.check_num_proc(getattr(args, "num_proc", None))
-    builders = [api.get_builder(name, **_source_kwargs(args)) for name in args.configs]
+    build = _build_options(args)
+    builders = [api.get_builder(name, options=build) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders, num_proc=num_proc)
@@ -455,10 +390,9 @@ def _cmd_build(args) -> int:
     if args.output and (len(args.configs) != 1 or not args.split):
         raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
     if args.output:
-        from .builder import mirror_identity
         from .outputs import check_output_file
 
-        readonly = (args.data_dir, mirror_identity(args.mirror))
+        readonly = (args.data_dir, options.mirror_identity(args.mirror))
         check_output_file(args.output, (".jsonl", ".parquet"), readonly=readonly)
     views = dict(holdout=args.holdout, holdout_fraction=args.holdout_fraction, over_length=args.over_length)
     api.check_views(args.split, **views)
@@ -473,7 +407,7 @@ def _cmd_build(args) -> int:
         for split, dataset in splits.items():
             dataset = api.apply_views(dataset, qualified, split, key=key, **views)
             if args.stats:
-                stats.append(split_stats(qualified, split, dataset, builder._tokenizer))
+                stats.append(split_stats(qualified, split, dataset, builder.loaded_tokenizer))
             else:
                 print(f"{qualified}\t{split}\t{len(dataset)} rows\t{builder.cache_dir}")
             if args.output:
@@ -505,9 +439,9 @@ def _cmd_score(args) -> int:
     from .predict import record as run_record
     from .predict.run import check_split_name
 
-    options, record = _source_kwargs(args), None
+    build, record = _build_options(args), None
     if len(args.predictions) == 1 and os.path.isdir(args.predictions[0]):
-        configs, paths, split, options, record = _recorded_run(args, options)
+        configs, paths, split, build, record = _recorded_run(args, build)
     else:
         configs, paths, split = args.configs, args.predictions, args.split or "eval"
         if len(paths) != len(configs):
@@ -519,11 +453,11 @@ def _cmd_score(args) -> int:
     check_split_name(split)
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
-    builders = [api.get_builder(name, **options) for name in configs]
+    builders = [api.get_builder(name, options=build) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
-        run_record.check_identities(record, options, builders, os.path.join(args.predictions[0], "run.json"))
+        run_record.check_identities(record, build, builders, os.path.join(args.predictions[0], "run.json"))
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
@@ -558,7 +492,7 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _recorded_run(args, given: dict):
+def _recorded_run(args, given: options.BuildOptions):
     """What ``score --predictions DIR`` scores: the configs, files, split and build options DIR/run.json
     records (options given must agree with them)."""
     from . import registry
@@ -584,8 +518,8 @@ def _recorded_run(args, given: dict):
             f"{source}: --split is {args.split!r} but the run recorded {record['split']!r}; leave it out "
             "to use the recorded one"
         )
-    options = run_record.score_options(record, given, source)
-    return configs, [files[c] for c in configs], record["split"], options, record
+    build = run_record.score_options(record, given, source)
+    return configs, [files[c] for c in configs], record["split"], build, record
 
 
 def _cmd_predict(args) -> int:
@@ -639,13 +573,13 @@ def _run_predict(args, predict, judges):
         judges=judges,
         plot=not args.no_plot,
         progress=False if args.no_progress else None,
-        **_source_kwargs(args),
+        options=_build_options(args),
     )
 
 
 def _publish_kwargs(args) -> dict:
     return {
-        **_source_kwargs(args),
+        "options": _build_options(args),
         "max_shard_size": args.max_shard_size,
         "histogram": not args.no_histogram,
         "holdout_fraction": args.holdout_fraction,
@@ -723,7 +657,8 @@ def _cmd_check(args) -> int:
     from . import api
     from .check import check, expand_targets
 
-    builders = [api.get_builder(name, **_source_kwargs(args)) for name in expand_targets(args.targets)]
+    build = _build_options(args)
+    builders = [api.get_builder(name, options=build) for name in expand_targets(args.targets)]
     report = check(builders)
     print(report.format())
     return 0 if report.ok else 1

@@ -549,7 +549,7 @@ def test_json_kv_rows_score_and_reward_through_cli_and_api(helmet_mirror, llama2
 
 
 def test_generate_options_on_the_command_line():
-    from longbench_suite.cli import generate_options
+    from longbench_suite.options import generate_options
 
     assert generate_options([]) is None
     assert generate_options(["seed=7", "rows=null", "haystack=noise", "essay=/a/b=c.json"]) == {

@@ -564,18 +564,19 @@ def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, c
 def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_score(tmp_path):
     from longbench_suite.errors import OptionError
     from longbench_suite.fit.tokenizers import load_tokenizer
+    from longbench_suite.options import BuildOptions
     from longbench_suite.predict import record
 
-    given = {"tokenizer": load_tokenizer("chars"), "max_input_tokens": 100, "cache_dir": None, "demo": False}
+    given = BuildOptions(tokenizer=load_tokenizer("chars"), max_input_tokens=100, cache_dir=None, demo=False)
     build = record.build_record(given)
     assert build == {"max_input_tokens": 100, "tokenizer_object": "CharCounter"}  # defaults left out
     run = record.run_record(model="m", backend="openai", endpoint=None, split="eval", limit=None, build=build)
     json.dumps(run)  # a record is JSON, whatever was given
     with pytest.raises(OptionError, match=r"x/run.json: the run's tokenizer was a Python CharCounter object"):
-        record.score_options(run, {}, "x/run.json")
+        record.score_options(run, BuildOptions(), "x/run.json")
     with pytest.raises(record.RunMismatchError, match=r"--max-input-tokens is 200 but the run recorded 100"):
-        record.score_options(run, {"tokenizer": "chars", "max_input_tokens": 200}, "x/run.json")
-    given = {"tokenizer": "chars", "max_input_tokens": 100, "cache_dir": str(tmp_path)}
+        record.score_options(run, BuildOptions(tokenizer="chars", max_input_tokens=200), "x/run.json")
+    given = BuildOptions(tokenizer="chars", max_input_tokens=100, cache_dir=str(tmp_path))
     assert record.score_options(run, given, "x/run.json") == given
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import OptionError, UnknownNameError
+from ..options import BuildOptions
 from . import record as run_record
 from .backends import Backend, OpenAIBackend
 from .runner import predict_split
@@ -108,6 +109,7 @@ def predict(
     judges=None,
     plot: bool = True,
     progress: bool | None = None,
+    options: BuildOptions | None = None,
     **build_options: Any,
 ) -> PredictRun:
     """Predict ``split`` of every config into ``output_dir/<benchmark>/<config>.<split>.jsonl``.
@@ -120,11 +122,13 @@ def predict(
     only under the same record (``force_new`` discards the folder's predictions and starts over).
     ``score=True`` then scores every config with its benchmark's metrics and writes ``results.md``,
     ``results.json`` and ``scores.png`` into ``output_dir``; a partial split (``limit`` below the
-    split's rows) is scored only with ``allow_partial=True``, and marked partial. ``build_options``
-    are :func:`~longbench_suite.get_builder`'s (``mirror``, ``tokenizer``, ``cache_dir``, ...).
+    split's rows) is scored only with ``allow_partial=True``, and marked partial. The build options are
+    ``options=BuildOptions(...)`` and/or its fields as keywords (``mirror``, ``tokenizer``,
+    ``cache_dir``, ...; a keyword replaces that field), as for :func:`~longbench_suite.get_builder`.
     """
     from .. import api
 
+    options = BuildOptions.of(options, **build_options)
     check_split_name(split)
     check_limit(limit)
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
@@ -138,7 +142,7 @@ def predict(
             max_retries=max_retries,
             timeout=timeout,
         )
-    builders = [api.get_builder(name, **build_options) for name in configs]
+    builders = [api.get_builder(name, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     api.prepare(builders)
@@ -168,7 +172,7 @@ def predict(
         endpoint=endpoint,
         split=split,
         limit=limit,
-        build=run_record.build_record(build_options, builders),
+        build=run_record.build_record(options, builders),
     )
     run = PredictRun(files={}, record=run_record.claim(output_dir, record, files, force_new=force_new))
     splits = []

@@ -25,6 +25,7 @@ import datasets
 
 from .. import registry
 from ..errors import DataFormatError, UnknownNameError
+from ..options import BuildOptions, split_keywords
 
 logger = logging.getLogger("longbench_suite")
 
@@ -75,7 +76,8 @@ def mixture(
     chat: bool | None = None,
     holdout: str | None = None,
     holdout_fraction: float | None = None,
-    **options,
+    options: BuildOptions | None = None,
+    **load_options,
 ) -> datasets.IterableDataset:
     """One stream of ``split`` rows drawn from the configs ``weights`` names.
 
@@ -84,24 +86,29 @@ def mixture(
     training examples, ``source`` kept, in one mode for every row: the configs' own when they agree,
     else chat mode; ``chat=`` forces one). ``stopping_strategy`` is
     ``interleave_datasets``'s: ``"all_exhausted"`` (default) oversamples the smaller sources until every
-    source has been seen whole. ``options`` are :func:`longbench_suite.load_dataset`'s (``mirror``,
-    ``tokenizer``, ...).
+    source has been seen whole. ``options=BuildOptions(...)`` and the other keywords are
+    :func:`longbench_suite.load_dataset`'s (``mirror``, ``tokenizer``, ...; a build option given as a
+    keyword replaces that field of ``options``).
     """
     from ..api import load_dataset
     from .formats import training_format
 
     if stopping_strategy not in STOPPING:
         raise UnknownNameError(f"stopping_strategy must be one of {', '.join(STOPPING)}")
+    build, load_options = split_keywords(load_options)
+    options = BuildOptions.of(options, **build)
     sources = expand(weights)
     if format is not None or chat is not None:
-        chat = examples_mode(sources, chat, fitted_to_chat_template=options.get("chat_template") is not None)
+        chat = examples_mode(sources, chat, fitted_to_chat_template=options.chat_template is not None)
     extra = {}
     if holdout is not None:
         extra["holdout"] = holdout
     if holdout_fraction is not None:
         extra["holdout_fraction"] = holdout_fraction
     streams = [
-        load_dataset(*s.config.split("/", 1), split=split, streaming=True, **extra, **options)
+        load_dataset(
+            *s.config.split("/", 1), split=split, streaming=True, options=options, **extra, **load_options
+        )
         for s in sources
     ]
     shared = [
