@@ -25,6 +25,7 @@ from .errors import (
     StorageError,
     SuiteError,
     UnknownNameError,
+    UnsupportedOptionError,
     local_cause,
 )
 from .fit.rules import check_max_input_tokens
@@ -305,7 +306,9 @@ def load_dataset(
             close = difflib.get_close_matches(path, [registry.SUITE, *registry.benchmark_names()], n=3)
             if close:  # suite options with a misspelt benchmark: the user meant ours
                 raise UnknownNameError(f"unknown benchmark {path!r}; did you mean {', '.join(close)}?")
-            raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
+            raise UnsupportedOptionError(
+                f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}"
+            )
         if num_proc is not None:
             kwargs["num_proc"] = num_proc
         loaded = datasets.load_dataset(
@@ -313,7 +316,9 @@ def load_dataset(
         )
         return apply_views(loaded, f"{path}/{name}" if name else path, split, **views)
     if kwargs:
-        raise TypeError(f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}")
+        raise UnsupportedOptionError(
+            f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}"
+        )
     if name is None:
         raise UnknownNameError(
             f"load_dataset({path!r}) needs a config name, e.g. one of: "

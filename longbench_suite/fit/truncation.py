@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..errors import SuiteError
+from ..errors import BudgetError
 from .tokenizers import Encoding, TokenCounter, is_break
 
 MARGIN = 64
@@ -28,11 +28,6 @@ _SNAP_REACH = 4096  # how far to look for a line break to cut a window at
 _SAMPLE_CHARS = 4096  # sample that sets the first window size
 _OVERSHOOT = 1.05  # windows are this much longer than the sample's rate predicts
 _WHOLE_FRACTION = 0.8  # a window this close to the whole text costs more than the whole text
-
-
-class BudgetError(SuiteError, ValueError):
-    """The parts of a prompt that may not be cut already exceed the token budget."""
-
 
 @dataclass(frozen=True)
 class Window:
