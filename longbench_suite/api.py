@@ -265,7 +265,7 @@ def load_dataset(
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
     if format is not None or chat is not None:
-        from .training import training_format
+        from .training.formats import training_format
 
         loaded = load_dataset(
             path,

@@ -730,10 +730,9 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from . import demo
     from .publish.stats import stats_table
 
-    results, mirror, tokenizer = demo.run(args.cache_dir)
+    results, mirror, tokenizer = _build_demo(args.cache_dir)
     print(stats_table(results))
     print(f"\nSample sources (upstream layouts): {mirror}")
     print(f"Tokens counted with the demo's BPE tokenizer: {tokenizer}")
@@ -747,6 +746,36 @@ def _cmd_demo(args) -> int:
         " HF_TOKEN or pass --tokenizer) and Ada-LEval's lengths to tiktoken's cl100k_base."
     )
     return 0
+
+
+def _build_demo(cache_dir: str | None):
+    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
+    import logging
+
+    from . import registry
+    from .api import load_dataset
+    from .demo import offline_options
+    from .fit.tokenizers import load_tokenizer
+    from .publish.stats import split_stats
+
+    logger = logging.getLogger("longbench_suite")
+    options = offline_options(cache_dir)
+    mirror, tokenizer = options["mirror"], options["tokenizer"]
+    counter = load_tokenizer(tokenizer)
+    samples = {b: registry.samples(b) for b in registry.benchmark_names()}
+    configs = [(b, config, None) for b, module in samples.items() for config in module.DEMO_CONFIGS]
+    configs += [
+        (b, config, generate)
+        for b, module in samples.items()
+        for config, generate in getattr(module, "DEMO_GENERATED", {}).items()
+    ]
+    results = []
+    for n, (bench, config, generate) in enumerate(configs, start=1):
+        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
+        splits = load_dataset(bench, config, demo=True, cache_dir=cache_dir, generate=generate)
+        for split, dataset in splits.items():
+            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
+    return results, mirror, tokenizer
 
 
 def _cmd_compare(args) -> int:

@@ -217,6 +217,19 @@ class Judges:
     llm: Callable[[str, int], str | None] | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class JudgeModels:
+    """The judges a user asked for, as a benchmark's ``make_judges(models) -> Judges`` hook takes them:
+    the LLM judge ``judge_model`` at ``endpoint`` (``None``: OpenAI's), the NLI judge ``nli_model``
+    loaded locally or served at ``nli_endpoint``; ``api_key`` for both servers."""
+
+    judge_model: str | None = None
+    nli_model: str | None = None
+    endpoint: str | None = None
+    api_key: str | None = None
+    nli_endpoint: str | None = None
+
+
 @dataclass(frozen=True)
 class TaskScoring:
     """How one task is scored.
