@@ -5,9 +5,94 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ._version import __version__
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line naming the option and what is wrong (exit status 2, as every other
+    refused value), not the usage text."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+#: the options whose values the library checks (:func:`_check_value`), by ``dest``
+CHECKED_OPTIONS = frozenset(
+    {
+        "max_input_tokens",
+        "num_proc",
+        "holdout_fraction",
+        "limit",
+        "concurrency",
+        "max_retries",
+        "timeout",
+        "max_shard_size",
+    }
+)
+
+
+def _check_value(dest: str, value: Any) -> None:
+    """The library's own check of an option's value (imported only when the option is given)."""
+    if dest == "max_input_tokens":
+        from .fit.rules import check_max_input_tokens
+
+        check_max_input_tokens(value)
+    elif dest == "num_proc":
+        from .api import check_num_proc
+
+        check_num_proc(value)
+    elif dest == "holdout_fraction":
+        from .training.holdout import check_options
+
+        check_options(None, value)
+    elif dest == "limit":
+        from .predict.run import check_limit
+
+        check_limit(value)
+    elif dest in ("concurrency", "max_retries", "timeout"):
+        from .predict.run import check_requests
+
+        check_requests(**{dest: value})
+    elif dest == "max_shard_size":
+        from .publish.hub import check_max_shard_size
+
+        check_max_shard_size(value)
+
+
+def _checked(parse: Callable[[str], Any], dest: str) -> Callable[[str], Any]:
+    """An argparse ``type``: the text read by ``parse`` (``int``, ``float``, ``str``), then refused by
+    the library's check of the value as argparse refuses a malformed one: one line naming the option,
+    before anything runs."""
+
+    def convert(text: str):
+        from .errors import SuiteError
+
+        try:
+            value = parse(text)
+        except ValueError:
+            kind = "an integer" if parse is int else "a number"
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        try:
+            _check_value(dest, value)
+        except SuiteError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    return convert
+
+
+def _check_values_when_parsed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give every option of ``parser`` and its commands that the library checks a checking ``type``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _check_values_when_parsed(command)
+        elif action.option_strings and action.dest in CHECKED_OPTIONS:
+            action.type = _checked(action.type or str, action.dest)
+    return parser
 
 
 def _demo_option(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +182,7 @@ def _publish_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="longbench-suite",
         description="Long-context benchmarks (HELMET-derived, LongBench, LV-Eval, Ada-LEval) "
         "as Hugging Face datasets.",
@@ -336,7 +421,7 @@ def _parser() -> argparse.ArgumentParser:
         "recorded, else the directory's name)",
     )
     p.add_argument("--no-plot", action="store_true", help="no compare.png (needs no matplotlib)")
-    return parser
+    return _check_values_when_parsed(parser)
 
 
 def _cmd_list(args) -> int:
