@@ -11,12 +11,16 @@ from typing import Any
 from ._version import __version__
 
 
+class _UsageError(Exception):
+    """A command line the parser refuses; :func:`main` prints it as one line and returns 2."""
+
+
 class _Parser(argparse.ArgumentParser):
     """A usage error is one line naming the option and what is wrong (exit status 2, as every other
     refused value), not the usage text."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 #: the options whose values the library checks (:func:`_check_value`), by ``dest``
@@ -909,7 +913,11 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.command == "demo":
         # The demo never needs the network; make sure no library tries it.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -132,40 +132,6 @@ def tail_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = M
         n_chars = _grow(len(text) - start, needed, len(enc))
 
 
-def count_exceeds(text: str, counter: TokenCounter, budget: int) -> bool:
-    """Whether ``text`` has more than ``budget`` tokens, tokenizing no more than needed to tell."""
-    window = head_window(text, counter, budget + 1, margin=0)
-    return len(window.encoding) > budget
-
-
-def keep_head(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
-    """The shortest prefix of ``text`` that holds its first ``n_tokens`` tokens (specials included)."""
-    window = (
-        head_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
-    )
-    enc = window.encoding
-    if window.complete and len(enc) <= n_tokens:
-        return text
-    if n_tokens <= enc.leading_specials:
-        return ""
-    return text[: enc.offsets[n_tokens - 1][1]]
-
-
-def keep_tail(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
-    """The shortest suffix of ``text`` that holds its last ``n_tokens`` tokens (specials excluded)."""
-    if n_tokens <= 0:
-        return ""
-    window = (
-        tail_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
-    )
-    enc = window.encoding
-    body = len(enc) - enc.leading_specials - enc.trailing_specials
-    if window.complete and body <= n_tokens:
-        return text
-    index = len(enc) - enc.trailing_specials - n_tokens
-    return text[window.start + enc.offsets[index][0] :]
-
-
 @dataclass(frozen=True)
 class HeadCuts:
     """Where the first tokens of a text end, from one tokenization: enough to cut it at many budgets.

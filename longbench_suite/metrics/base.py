@@ -15,7 +15,7 @@ import re
 import string
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -176,11 +176,6 @@ def _room_below() -> int:
     with contextlib.suppress(RecursionError):
         descend()
     return room
-
-
-def max_over(metric: Callable[[str, str], float], prediction: str, references: Iterable[str]) -> float:
-    """The best score of ``prediction`` against any reference (0 when there is none)."""
-    return max((metric(prediction, r) for r in references), default=0.0)
 
 
 # -- declarations and aggregation -------------------------------------------------------------------

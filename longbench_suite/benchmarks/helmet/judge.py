@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -33,9 +33,6 @@ NEEDS = f"an LLM judge (HELMET uses {JUDGE_MODEL}; CLI: --judge-model)"
 #: ``generation_max_length`` of HELMET's judge calls
 LONGQA_MAX_TOKENS = 2048
 SUMMARY_MAX_TOKENS = 4096
-
-LLMJudge = Callable[[str, int], "str | None"]
-
 
 @cache
 def prompts() -> dict[str, str]:
