@@ -9,10 +9,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._version import __version__
-
-
-class _UsageError(Exception):
-    """A command line the parser refuses; :func:`main` prints it as one line and returns 2."""
+from .errors import UsageError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -20,7 +17,7 @@ class _Parser(argparse.ArgumentParser):
     refused value), not the usage text."""
 
     def error(self, message: str):
-        raise _UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
 
 
 #: the options whose values the library checks (:func:`_check_value`), by ``dest``
@@ -915,7 +912,7 @@ COMMANDS = {
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = _parser().parse_args(argv)
-    except _UsageError as exc:
+    except UsageError as exc:
         print(exc, file=sys.stderr)
         return 2
     if args.command == "demo":

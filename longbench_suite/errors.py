@@ -22,6 +22,11 @@ class OptionError(SuiteError, ValueError):
     """An option value out of its range (names the option)."""
 
 
+class UsageError(OptionError):
+    """A command line the CLI's parser refuses (a bad number or choice, a missing argument), printed as
+    one line naming the option."""
+
+
 class UnsupportedOptionError(SuiteError, TypeError):
     """A keyword that does not apply where it is given: a suite option for another dataset, or an
     argument no suite config takes."""
