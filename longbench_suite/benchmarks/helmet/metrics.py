@@ -31,7 +31,7 @@ from longbench_suite.metrics.base import (
     token_f1,
 )
 
-from .parsing import ANSWER_PREFIX, meta_field, metadata, parse_output  # noqa: F401 (metadata: re-exported)
+from .parsing import ANSWER_PREFIX, meta_field, parse_output
 
 # -- utils.py ---------------------------------------------------------------------------------------
 
