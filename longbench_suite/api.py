@@ -24,6 +24,7 @@ from .errors import (
     StorageError,
     SuiteError,
     UnknownNameError,
+    UnsupportedOptionError,
     local_cause,
 )
 from .fit.rules import check_max_input_tokens
@@ -235,7 +236,7 @@ def load_dataset(
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
     if format is not None or chat is not None:
-        from .training import training_format
+        from .training.formats import training_format
 
         loaded = load_dataset(
             path, name, split, streaming=streaming, num_proc=num_proc, options=options, **views, **kwargs
@@ -251,14 +252,18 @@ def load_dataset(
             close = difflib.get_close_matches(path, [registry.SUITE, *registry.benchmark_names()], n=3)
             if close:  # suite options with a misspelt benchmark: the user meant ours
                 raise UnknownNameError(f"unknown benchmark {path!r}; did you mean {', '.join(close)}?")
-            raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
+            raise UnsupportedOptionError(
+                f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}"
+            )
         if num_proc is not None:
             kwargs["num_proc"] = num_proc
         own = {k: getattr(options, k) for k in _DATASETS_OWN}
         loaded = datasets.load_dataset(path, name, split=split, streaming=streaming, **own, **kwargs)
         return apply_views(loaded, f"{path}/{name}" if name else path, split, **views)
     if kwargs:
-        raise TypeError(f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}")
+        raise UnsupportedOptionError(
+            f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}"
+        )
     if name is None:
         raise UnknownNameError(
             f"load_dataset({path!r}) needs a config name, e.g. one of: "

@@ -5,10 +5,96 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from . import options
 from ._version import __version__
+from .errors import UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line naming the option and what is wrong (exit status 2, as every other
+    refused value), not the usage text."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+#: the options whose values the library checks (:func:`_check_value`), by ``dest``
+CHECKED_OPTIONS = frozenset(
+    {
+        "max_input_tokens",
+        "num_proc",
+        "holdout_fraction",
+        "limit",
+        "concurrency",
+        "max_retries",
+        "timeout",
+        "max_shard_size",
+    }
+)
+
+
+def _check_value(dest: str, value: Any) -> None:
+    """The library's own check of an option's value (imported only when the option is given)."""
+    if dest == "max_input_tokens":
+        from .fit.rules import check_max_input_tokens
+
+        check_max_input_tokens(value)
+    elif dest == "num_proc":
+        from .api import check_num_proc
+
+        check_num_proc(value)
+    elif dest == "holdout_fraction":
+        from .training.holdout import check_options
+
+        check_options(None, value)
+    elif dest == "limit":
+        from .predict.run import check_limit
+
+        check_limit(value)
+    elif dest in ("concurrency", "max_retries", "timeout"):
+        from .predict.run import check_requests
+
+        check_requests(**{dest: value})
+    elif dest == "max_shard_size":
+        from .publish.hub import check_max_shard_size
+
+        check_max_shard_size(value)
+
+
+def _checked(parse: Callable[[str], Any], dest: str) -> Callable[[str], Any]:
+    """An argparse ``type``: the text read by ``parse`` (``int``, ``float``, ``str``), then refused by
+    the library's check of the value as argparse refuses a malformed one: one line naming the option,
+    before anything runs."""
+
+    def convert(text: str):
+        from .errors import SuiteError
+
+        try:
+            value = parse(text)
+        except ValueError:
+            kind = "an integer" if parse is int else "a number"
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        try:
+            _check_value(dest, value)
+        except SuiteError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    return convert
+
+
+def _check_values_when_parsed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give every option of ``parser`` and its commands that the library checks a checking ``type``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _check_values_when_parsed(command)
+        elif action.option_strings and action.dest in CHECKED_OPTIONS:
+            action.type = _checked(action.type or str, action.dest)
+    return parser
 
 
 def _source_options(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +143,7 @@ def _publish_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="longbench-suite",
         description="Long-context benchmarks (HELMET-derived, LongBench, LV-Eval, Ada-LEval) "
         "as Hugging Face datasets.",
@@ -300,7 +386,7 @@ def _parser() -> argparse.ArgumentParser:
         "recorded, else the directory's name)",
     )
     p.add_argument("--no-plot", action="store_true", help="no compare.png (needs no matplotlib)")
-    return parser
+    return _check_values_when_parsed(parser)
 
 
 def _cmd_list(args) -> int:
@@ -665,10 +751,9 @@ def _cmd_check(args) -> int:
 
 
 def _cmd_demo(args) -> int:
-    from . import demo
     from .publish.stats import stats_table
 
-    results, mirror, tokenizer = demo.run(args.cache_dir)
+    results, mirror, tokenizer = _build_demo(args.cache_dir)
     print(stats_table(results))
     print(f"\nSample sources (upstream layouts): {mirror}")
     print(f"Tokens counted with the demo's BPE tokenizer: {tokenizer}")
@@ -682,6 +767,36 @@ def _cmd_demo(args) -> int:
         " HF_TOKEN or pass --tokenizer) and Ada-LEval's lengths to tiktoken's cl100k_base."
     )
     return 0
+
+
+def _build_demo(cache_dir: str | None):
+    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
+    import logging
+
+    from . import registry
+    from .api import load_dataset
+    from .demo import offline_options
+    from .fit.tokenizers import load_tokenizer
+    from .publish.stats import split_stats
+
+    logger = logging.getLogger("longbench_suite")
+    options = offline_options(cache_dir)
+    mirror, tokenizer = options["mirror"], options["tokenizer"]
+    counter = load_tokenizer(tokenizer)
+    samples = {b: registry.samples(b) for b in registry.benchmark_names()}
+    configs = [(b, config, None) for b, module in samples.items() for config in module.DEMO_CONFIGS]
+    configs += [
+        (b, config, generate)
+        for b, module in samples.items()
+        for config, generate in getattr(module, "DEMO_GENERATED", {}).items()
+    ]
+    results = []
+    for n, (bench, config, generate) in enumerate(configs, start=1):
+        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
+        splits = load_dataset(bench, config, demo=True, cache_dir=cache_dir, generate=generate)
+        for split, dataset in splits.items():
+            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
+    return results, mirror, tokenizer
 
 
 def _cmd_compare(args) -> int:
@@ -730,7 +845,11 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.command == "demo":
         # The demo never needs the network; make sure no library tries it.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -17,7 +17,7 @@ from longbench_suite.errors import OptionError, SuiteError
 from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
-from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer, random_value
+from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer
 from longbench_suite.generate.words import key_words
 from longbench_suite.training.rewards import reward_function
 from tests.specs import spec
@@ -108,7 +108,7 @@ def test_excluded_keys_and_values_are_never_drawn_and_the_rest_of_the_stream_is_
     assert not banned & {*avoided.keys, *(v for vs in avoided.values for v in vs)}
     assert not banned & {s for line in avoided.lines for s in NEEDLE.findall(line)[0]}
     rng = random.Random(3)
-    assert random_value(rng, "words") == free.keys[0]  # the free stream's first draw is the banned key
+    assert drawer(rng, "words")() == free.keys[0]  # the free stream's first draw is the banned key
 
 
 def test_drawers_consume_the_stream_exactly_as_rulers_random_calls():

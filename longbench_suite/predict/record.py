@@ -22,7 +22,7 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import LOCAL_ERRNOS, OptionError, PredictionError, StorageError, describe
+from ..errors import LOCAL_ERRNOS, OptionError, PredictionError, RunMismatchError, StorageError, describe
 from ..options import NAMES, BuildOptions, path_options, where_only_options
 
 RUN_FILE = "run.json"
@@ -40,11 +40,6 @@ IDENTITIES = {
     "chat_template_identity": "chat_template",
 }
 _OBJECT = "_object"  # suffix of the key naming a tokenizer or template given as a Python object
-
-
-class RunMismatchError(OptionError):
-    """Options that contradict the run record of an output folder (names both values)."""
-
 
 def _option(name: str) -> str:
     return f"--{name.replace('_', '-')}"

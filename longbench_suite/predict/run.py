@@ -79,6 +79,17 @@ def check_limit(limit: int | None) -> None:
         raise OptionError(f"--limit {limit!r}: give a number of rows, 1 or more")
 
 
+def check_requests(*, concurrency: int = 8, max_retries: int = 8, timeout: float = 600.0) -> None:
+    """Refuse request settings no backend can work with: no request in flight, fewer than no retries,
+    a request given no time."""
+    for name, value, least in (("concurrency", concurrency, 1), ("max_retries", max_retries, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            flag = "--" + name.replace("_", "-")
+            raise OptionError(f"{name} ({flag}) must be an integer of at least {least}, got {value!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
+        raise OptionError(f"timeout (--timeout) must be a positive number of seconds, got {timeout!r}")
+
+
 def partial_note(qualified: str, rows: int, split_rows: int) -> str:
     return f"{qualified}: {rows} of {split_rows} rows (a partial split)"
 
@@ -131,6 +142,7 @@ def predict(
     options = BuildOptions.of(options, **build_options)
     check_split_name(split)
     check_limit(limit)
+    check_requests(concurrency=concurrency, max_retries=max_retries, timeout=timeout)
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(

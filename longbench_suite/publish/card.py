@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..errors import DataFormatError, SuiteError
+from ..errors import DataFormatError, SuiteError, TemplateError
 from .histogram import plot_histogram, require_matplotlib  # noqa: F401 (re-exported)
 from .staging import replace_file
 from .stats import SplitStats, stats_of_counts
@@ -106,11 +106,6 @@ class ConfigCounts:
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
-
-
-class TemplateError(SuiteError, ValueError):
-    """A dataset-card template that is missing or lacks a required marker."""
-
 
 def template(benchmark: str):
     """The benchmark's card template as a ``huggingface_hub.DatasetCard``."""

@@ -84,6 +84,21 @@ def _shard_count(dataset, max_shard_size: int | str) -> int:
     return max(1, min(by_size, len(dataset)))
 
 
+def check_max_shard_size(max_shard_size: int | str) -> None:
+    """Refuse a shard size ``datasets`` cannot read (``"500MB"``, ``"1GiB"``, a number of bytes) or
+    that is not positive, before anything is built."""
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    try:
+        size = convert_file_size_to_int(max_shard_size)
+    except (TypeError, ValueError):
+        size = None
+    if isinstance(max_shard_size, bool) or not isinstance(size, int) or size < 1:
+        raise OptionError(
+            f"max_shard_size (--max-shard-size) must be a size such as 500MB or 1GiB, got {max_shard_size!r}"
+        )
+
+
 def tokenizer_label(name: str) -> str:
     """A tokenizer's name fit for a public card: a local path shows only its last components."""
     if os.path.isabs(name) or os.path.exists(name):
@@ -255,6 +270,7 @@ def _export(
 
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    check_max_shard_size(max_shard_size)
     if holdout_fraction is not None:
         check_holdout_options(None, holdout_fraction)
     distributed.check_engine(engine, address, num_proc)

@@ -166,10 +166,6 @@ class FileRef:
     records_origin: str = field(default="", compare=False, repr=False)
 
     @property
-    def is_local(self) -> bool:
-        return not self.members and os.path.exists(self.location)
-
-    @property
     def is_remote(self) -> bool:
         """Read over the network on every open (streaming without a cached copy)."""
         return self.location.startswith(REMOTE_PREFIXES)
@@ -527,12 +523,4 @@ def local_identity(paths: Iterable[str]) -> str:
     for path in paths:
         stat = os.stat(path)
         h.update(f"{path}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
-    return h.hexdigest()[:16]
-
-
-def source_digest(sources: Mapping[str, Source]) -> str:
-    """A short digest of what a config reads (URLs, member paths, checksums), for cache identity."""
-    h = hashlib.sha256()
-    for name in sorted(sources):
-        h.update(repr((name, sources[name])).encode("utf-8"))
     return h.hexdigest()[:16]

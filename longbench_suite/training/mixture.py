@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import datasets
 
 from .. import registry
-from ..errors import DataFormatError, UnknownNameError
+from ..errors import DataFormatError, OptionError, UnknownNameError
 from ..options import BuildOptions, split_keywords
 
 logger = logging.getLogger("longbench_suite")
@@ -53,7 +53,7 @@ def expand(weights: Mapping[str, float]) -> list[Source]:
     shares: dict[str, float] = {}
     for pattern, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
-            raise ValueError(f"the weight of {pattern!r} must be a non-negative number, got {weight!r}")
+            raise OptionError(f"the weight of {pattern!r} must be a non-negative number, got {weight!r}")
         qualified = pattern if "/" in pattern else f"*/{pattern}"
         matches = [name for name in everything if fnmatch.fnmatchcase(name, qualified)]
         if not matches:
@@ -62,7 +62,7 @@ def expand(weights: Mapping[str, float]) -> list[Source]:
             shares[name] = shares.get(name, 0.0) + weight / len(matches)
     total = sum(shares.values())
     if total <= 0:
-        raise ValueError("the weights of a mixture must not all be 0")
+        raise OptionError("the weights of a mixture must not all be 0")
     return [Source(name, share / total) for name, share in shares.items() if share > 0]
 
 

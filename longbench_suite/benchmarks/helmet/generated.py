@@ -54,6 +54,7 @@ from .common import ARCHIVE, HelmetTask, digest_id
 from .lengths import LENGTHS
 from .recall import JSON_KV_DEMO, JSON_KV_TEMPLATE, RULER_MK_TEMPLATE, RULER_MV_TEMPLATE
 from .recall import TASKS as RECALL
+from .sentences import sent_tokenize
 
 _LENGTH = re.compile(r"(\d+)([km]?)")
 _UNITS = {"": 1, "k": 1024, "m": 1024 * 1024}
@@ -369,8 +370,6 @@ class NiahTask(GeneratedTask):
         settings = self.settings(options)
         essay = None
         if settings.haystack == "essay":
-            from .metrics_alce import sent_tokenize
-
             essay = Essay(read_essay(options.essay), sent_tokenize)
         template = self.render(settings, options.recipe)
         counter = PromptCounter(env.tokenizer)

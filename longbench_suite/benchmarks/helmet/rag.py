@@ -44,15 +44,6 @@ def render_passages(ctxs: list[dict]) -> str:
 
 
 @dataclass(frozen=True)
-class RowPlan:
-    """What one split needs before rendering: its rows (KILT line numbers, in file order) and the
-    demo pool."""
-
-    lines: list[int]
-    pool: list[dict]
-
-
-@dataclass(frozen=True)
 class KiltRecord:
     """The fields of one KILT row that the partition and demos need (kept small for big files)."""
 

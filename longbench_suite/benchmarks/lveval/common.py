@@ -64,9 +64,6 @@ FEATURES = features(
     max_new_tokens=datasets.Value("int32"),
 )
 
-BASE_FIELDS = ("input", "context", "answers", "length", "dataset", "language")
-
-
 def archive(dataset: str) -> RemoteFile:
     """The zip of one dataset; its five level configs share it (and its download)."""
     return RemoteFile(
