@@ -8,7 +8,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processor
 from longbench_suite.errors import InvalidTextError
 from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import HFTokenizer
-from longbench_suite.synthetic import TextMaker
+from longbench_suite.samplefiles import TextMaker
 from tests.test_tokenizer_pieces import TEXTS, _byte_level
 
 fastokens = pytest.importorskip("fastokens")

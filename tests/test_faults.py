@@ -58,9 +58,9 @@ from longbench_suite.errors import (
     UnknownNameError,
 )
 from longbench_suite.fit import tokenizers
+from longbench_suite.samplefiles import tar_gz_bytes, zip_bytes
 from longbench_suite.source import archives, download, mirrored
 from longbench_suite.source.samples import RECORDS_NAME
-from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
 from tests.support.fake_openai import FakeOpenAI
