@@ -57,7 +57,7 @@ from longbench_suite.errors import (
     TokenizerLoadError,
     UnknownNameError,
 )
-from longbench_suite.fit import tokenizers
+from longbench_suite.fit.tokenizers import loading as tokenizer_loading
 from longbench_suite.samplefiles import tar_gz_bytes, zip_bytes
 from longbench_suite.source import archives, download, mirrored
 from longbench_suite.source.samples import RECORDS_NAME
@@ -197,7 +197,7 @@ def _published_digest_mismatch(b: Broken) -> None:
 
 def _without_tiktoken(b: Broken) -> None:
     b.patch.setitem(sys.modules, "tiktoken", None)
-    tokenizers._load_named.cache_clear()
+    tokenizer_loading._load_named.cache_clear()
 
 
 def _without_aiohttp(b: Broken) -> None:
