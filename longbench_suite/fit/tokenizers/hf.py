@@ -254,8 +254,6 @@ def clean_up_tokenization(text: str) -> str:
 #: (by a 128-bit digest, ~225 bytes each, ~30 MB in all; the ~45k pieces of NarrativeQA's 355 books up
 #: to 128k fit), and encodings of this many characters of pieces (~100 bytes per token, ~40 MB).
 COUNT_CACHE_PIECES = 131_072
-
-
 ENCODING_CACHE_CHARS = 2_000_000
 
 

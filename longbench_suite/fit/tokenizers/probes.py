@@ -19,11 +19,7 @@ class Probed:
 
 
 _PROBE_HEADS = ("a", "The end", "x1", "中文")
-
-
 _PROBE_HEADS_ANY = ("a ", "a.", "a\n", " ")  # also cut before when no token holds a line break
-
-
 _PROBE_TAILS = (
     "x",
     " x",
