@@ -37,10 +37,10 @@ def _samples(bench: str):
 
 def _writer_digest(scale: str) -> str:
     """Identity of the code that writes the samples: a sandbox written by other code is written again."""
-    from . import synthetic
+    from . import samplefiles
 
     h = hashlib.sha256(f"{__version__}\0{scale}".encode())
-    paths = [synthetic.__file__]
+    paths = [samplefiles.__file__]
     for bench in registry.benchmark_names():
         module = _samples(bench)
         if os.path.basename(module.__file__) == "__init__.py":  # a samples/ package
@@ -91,7 +91,7 @@ def offline_options(cache_dir: str | None = None) -> dict:
     """``mirror``/``tokenizer``/``pretruncation_tokenizer``/``cache_dir`` options that build every config
     offline from sample data (written, with the demo tokenizer, into the cache directory on first use):
     what ``demo=True`` (``--demo``) stands for."""
-    from .synthetic import train_demo_tokenizer
+    from .samplefiles import train_demo_tokenizer
 
     root = demo_root(cache_dir)
     mirror = os.path.join(root, "mirror")

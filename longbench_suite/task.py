@@ -17,11 +17,11 @@ from typing import Any, ClassVar
 
 import datasets
 
+from .decoding import GREEDY, Generation
 from .errors import OptionError
 from .fit.chat import ChatTemplate
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
-from .generation import GREEDY, Generation
 from .instance import Instance, Plan
 from .partition.leakage import DEFAULT_RULE, LeakageRule
 from .render import PromptTemplate

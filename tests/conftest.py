@@ -47,7 +47,7 @@ def monkeypatch_session():
 @pytest.fixture(scope="session")
 def tiny_tokenizer(tmp_path_factory) -> str:
     """A small byte-level BPE (adds BOS like Llama) trained on the spot."""
-    from longbench_suite.synthetic import train_demo_tokenizer
+    from longbench_suite.samplefiles import train_demo_tokenizer
 
     return train_demo_tokenizer(str(tmp_path_factory.mktemp("tiny-bpe")))
 

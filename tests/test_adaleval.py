@@ -17,8 +17,8 @@ import tiktoken
 
 from longbench_suite import get_builder, load_dataset, prepare, registry
 from longbench_suite.errors import DataFormatError, SplitUnavailableError, SuiteError
+from longbench_suite.samplefiles import write_to_mirror
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import write_to_mirror
 from tests.specs import adaleval as spec
 from tests.support.http_mirror import MirrorServer
 from tests.support.realdata import REALDATA_DIR

@@ -20,8 +20,8 @@ from longbench_suite.check import LeakageKeys, check, check_sizes, expand_target
 from longbench_suite.errors import SuiteError, UnknownNameError
 from longbench_suite.fit.rules import CutContextTail, InputBudget
 from longbench_suite.partition.leakage import normalise_question
+from longbench_suite.samplefiles import json_bytes, write_to_mirror, zip_bytes
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import json_bytes, write_to_mirror, zip_bytes
 from tests.specs import spec
 from tests.support.archive_edits import read_members, replace_line
 

@@ -57,10 +57,10 @@ from longbench_suite.errors import (
     TokenizerLoadError,
     UnknownNameError,
 )
-from longbench_suite.fit import tokenizers
+from longbench_suite.fit.tokenizers import loading as tokenizer_loading
+from longbench_suite.samplefiles import tar_gz_bytes, zip_bytes
 from longbench_suite.source import archives, download, mirrored
 from longbench_suite.source.samples import RECORDS_NAME
-from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
 from tests.support.fake_openai import FakeOpenAI
@@ -197,7 +197,7 @@ def _published_digest_mismatch(b: Broken) -> None:
 
 def _without_tiktoken(b: Broken) -> None:
     b.patch.setitem(sys.modules, "tiktoken", None)
-    tokenizers._load_named.cache_clear()
+    tokenizer_loading._load_named.cache_clear()
 
 
 def _without_aiohttp(b: Broken) -> None:

@@ -22,8 +22,8 @@ from longbench_suite.benchmarks.helmet import samples
 from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.benchmarks.helmet.samples import archive as samples_archive
 from longbench_suite.errors import DataFormatError
+from longbench_suite.samplefiles import tar_gz_bytes, write_to_mirror
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import tar_gz_bytes, write_to_mirror
 from tests.conftest import HELMET_LENGTHS as LENGTHS
 from tests.specs import helmet as helmet_spec
 from tests.support.helmet_reference import fit, read_archive, shuffled

@@ -27,9 +27,9 @@ from longbench_suite.errors import (
     SplitUnavailableError,
     TokenizerLoadError,
 )
+from longbench_suite.samplefiles import record_counts
 from longbench_suite.source import mirrored
 from longbench_suite.source.samples import RECORDS_NAME, declare_sample_records
-from longbench_suite.synthetic import record_counts
 from tests.specs import lveval as spec
 from tests.support.hand_made import declare_as_written
 from tests.support.http_mirror import MirrorServer

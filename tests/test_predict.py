@@ -320,7 +320,7 @@ def _tiny_model(directory: str) -> str:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from longbench_suite.synthetic import train_demo_tokenizer
+    from longbench_suite.samplefiles import train_demo_tokenizer
 
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_file=train_demo_tokenizer(os.path.join(directory, "bpe")),

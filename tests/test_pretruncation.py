@@ -23,7 +23,7 @@ from longbench_suite.fit.tokenizers import TokenCounter, load_tokenizer
 from longbench_suite.fit.truncation import head_cuts
 from longbench_suite.memo import Memo
 from longbench_suite.options import BuildOptions
-from longbench_suite.synthetic import TextMaker
+from longbench_suite.samplefiles import TextMaker
 from longbench_suite.task import BuildEnv
 
 MARKER = " ... [the rest of the text is omitted]"

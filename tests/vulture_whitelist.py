@@ -28,7 +28,7 @@ _.ortho_context
 _.readable
 _.readinto
 
-# set for zipfile and tokenizers to read (synthetic.py)
+# set for zipfile and tokenizers to read (samplefiles.py)
 _.compress_type
 _.pre_tokenizer
 _.post_processor

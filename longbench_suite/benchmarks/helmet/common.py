@@ -9,9 +9,9 @@ from typing import TypeVar
 
 import datasets
 
+from longbench_suite.decoding import Generation
 from longbench_suite.errors import DataFormatError
 from longbench_suite.fit.rules import CutContextTail, Fit
-from longbench_suite.generation import Generation
 from longbench_suite.partition import sampling
 from longbench_suite.row import features, query_id
 from longbench_suite.source import Member, RemoteFile, hub_url

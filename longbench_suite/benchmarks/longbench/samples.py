@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
+from longbench_suite.samplefiles import TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
 
 from .tasks import ARCHIVE, TASKS
 

@@ -17,8 +17,8 @@ from importlib import resources
 
 import datasets
 
+from longbench_suite.decoding import Generation
 from longbench_suite.fit.rules import CutMiddle, Fit
-from longbench_suite.generation import Generation
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.records import (
     INTEGER,
