@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 from collections.abc import Iterable, Iterator
 
 from .errors import OptionError, StorageError, describe, local_cause
@@ -48,3 +49,16 @@ def written_aside(path: str) -> Iterator[str]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.remove(partial)
+
+
+def new_file_beside(path: str, prefix: str) -> tuple[int, str]:
+    """A new file (its descriptor, open for writing, and its name) in ``path``'s folder, to be renamed
+    over ``path``: with the permissions any file made there gets (``mkstemp``'s are private to the
+    user, and this file becomes the user's output)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        name = os.path.join(folder, f"{prefix}{os.getpid()}-{secrets.token_hex(4)}")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), name
+        except FileExistsError:
+            continue

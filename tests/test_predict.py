@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -302,6 +303,10 @@ def test_a_gold_answering_server_scores_100_everywhere_through_the_cli(demo_opti
     assert "Summary by category:" in markdown and "Summary by level:" in markdown
     assert "Headline scores by length_bucket:" in markdown  # LongBench-E
     assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in (p for p in out.rglob("*") if p.is_file()):  # the permissions of any file made there
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
     # the predictions file is what `score` reads, too
     argv = [
         "score",
