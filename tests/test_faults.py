@@ -1322,6 +1322,33 @@ RUNAWAY_TEMPLATES = {
         "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}" + GOOD_TEMPLATE,
         r"refused a user turn: maximum recursion depth exceeded",
     ),
+    # a value doubled in a loop: each step is small, the last would not fit in memory
+    "concat-doubling": (
+        "{% set s = namespace(v='x') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'~' made \d+ items, more than the \d+ allowed",
+    ),
+    "plus-doubling": (
+        "{% set s = namespace(v=[0]) %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'\+' made \d+ items",
+    ),
+    "replace-doubling": (
+        "{% set s = namespace(v='ab') %}{% for i in range(40) %}{% set s.v = s.v | replace('a', 'aa') %}"
+        "{% endfor %}" + GOOD_TEMPLATE,
+        r"replace would make \d+ characters",
+    ),
+    "int-squaring": (
+        "{% set n = namespace(v=3) %}{% for i in range(40) %}{% set n.v = n.v * n.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'\*' would make \d+ items",
+    ),
+    "join": ("{{ (['x' * 200000] * 200000) | join }}" + GOOD_TEMPLATE, r"join would make 40000000000 char"),
+    # widths written in a format string, or given to a filter as a keyword
+    "percent-width": ("{{ '%3000000000s' % 'x' }}" + GOOD_TEMPLATE, r"a width of 3000000000 is more than"),
+    "format-width": ("{{ '{:>3000000000}'.format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
+    "tojson-indent": ("{{ messages | tojson(indent=3000000000) }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
+    "type-error": ("{{ 'a' + 1 }}" + GOOD_TEMPLATE, r"failed on a user turn: TypeError: can only concat"),
 }
 
 
