@@ -399,6 +399,9 @@ def test_bad_runs_are_one_line_naming_what_is_wrong(tmp_path, capsys):
     (tmp_path / "results.json").write_text("{not json")
     with pytest.raises(DataFormatError, match=r"results.json is not valid JSON"):
         build([str(tmp_path)])
+    (tmp_path / "p.jsonl").write_bytes(b'{"prediction": "\xff"}\n')  # another file, not UTF-8 text
+    with pytest.raises(DataFormatError, match=r"p.jsonl is not valid JSON: 'utf-8' codec can't decode"):
+        build([str(tmp_path / "p.jsonl")])
     (tmp_path / "results.json").write_text(json.dumps({"results": [{"config": "helmet/nq_8k"}]}))
     with pytest.raises(DataFormatError, match=r"results.json, results\[0\]: no 'benchmark' field"):
         build([str(tmp_path)])
