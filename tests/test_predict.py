@@ -584,6 +584,19 @@ def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_s
     assert record.score_options(run, given, "x/run.json") == given
 
 
+def test_an_output_that_is_a_file_or_under_one_is_one_line_before_anything_is_built(tmp_path, capsys):
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine\n")
+    for output, where in ((mine, "is a file"), (mine / "run", f"is under the file {mine}")):
+        for extra in ([], ["--force-new"]):
+            argv = ["predict", "helmet/nq_8k", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]
+            assert cli.main([*argv, "--output", str(output), *extra]) == 2
+            err = capsys.readouterr().err.strip()
+            said = f"--output {output} {where}; name a folder for the run's predictions"
+            assert err == f"longbench-suite: error: {said}"
+    assert mine.read_text() == "mine\n"
+
+
 def test_a_run_record_that_does_not_read_is_one_line_and_force_new_replaces_it(tmp_path):
     from longbench_suite.predict import record
 

@@ -79,6 +79,16 @@ def check_limit(limit: int | None) -> None:
         raise OptionError(f"--limit {limit!r}: give a number of rows, 1 or more")
 
 
+def check_output_folder(output_dir: str) -> None:
+    """``--output`` names a folder (made if missing): not a file, nor a path under one."""
+    existing = os.path.abspath(output_dir)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        where = "is a file" if existing == os.path.abspath(output_dir) else f"is under the file {existing}"
+        raise OptionError(f"--output {output_dir} {where}; name a folder for the run's predictions")
+
+
 def partial_note(qualified: str, rows: int, split_rows: int) -> str:
     return f"{qualified}: {rows} of {split_rows} rows (a partial split)"
 
@@ -121,6 +131,7 @@ def predict(
 
     check_split_name(split)
     check_limit(limit)
+    check_output_folder(output_dir)
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(
