@@ -22,7 +22,8 @@ def check_output_file(path: str, suffixes: tuple[str, ...], readonly: Iterable[s
         raise OptionError(f"--output {path} is a directory; name a file ending in {' or '.join(suffixes)}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise OptionError(f"--output {path}: the folder {folder} does not exist")
+        missing = "is a file" if os.path.exists(folder) else "does not exist"
+        raise OptionError(f"--output {path}: the folder {folder} {missing}")
     target = os.path.realpath(path)
     for folder in readonly:
         if folder and not folder.startswith(("http://", "https://")):

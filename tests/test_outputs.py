@@ -80,6 +80,11 @@ def test_output_may_not_be_a_folder_nor_a_source(ada, demo_mirror, tmp_path, cap
     nowhere = tmp_path / "nowhere" / "eval.jsonl"
     code, err = _build(nowhere, ada, capsys)  # refused before the build
     assert code == 2 and err.endswith(f"--output {nowhere}: the folder {nowhere.parent} does not exist")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine\n")
+    code, err = _build(mine / "eval.jsonl", ada, capsys)
+    assert code == 2 and err.endswith(f"--output {mine / 'eval.jsonl'}: the folder {mine} is a file")
+    assert mine.read_text() == "mine\n"
     inside = os.path.join(demo_mirror, "eval.jsonl")
     code, err = _build(inside, ada, capsys)
     assert code == 2 and f"--output {inside} is inside {demo_mirror}, which the build reads" in err
