@@ -1346,6 +1346,7 @@ RUNAWAY_TEMPLATES = {
     "join": ("{{ (['x' * 200000] * 200000) | join }}" + GOOD_TEMPLATE, r"join would make 40000000000 char"),
     # widths written in a format string, or given to a filter as a keyword
     "percent-width": ("{{ '%3000000000s' % 'x' }}" + GOOD_TEMPLATE, r"a width of 3000000000 is more than"),
+    "format-filter-width": ("{{ '%3000000000s' | format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
     "format-width": ("{{ '{:>3000000000}'.format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
     "tojson-indent": ("{{ messages | tojson(indent=3000000000) }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
     "type-error": ("{{ 'a' + 1 }}" + GOOD_TEMPLATE, r"failed on a user turn: TypeError: can only concat"),

@@ -116,6 +116,8 @@ def _bounded_sandbox(sandbox: type) -> type:
                     _check_made(name, _replaced_size(value, given[0], given[1]))
                 elif name == "join":
                     _check_made(name, _joined_size(value, given[0] if given else kwargs.get("d", "")))
+                elif name == "format" and isinstance(value, str):  # '%3000000000s' | format(x)
+                    _check_format_widths(value, "%")
                 return self.checked_size(jinja_filter(*args, **kwargs), f"the {name} filter")
 
             return checked
