@@ -1343,7 +1343,8 @@ RUNAWAY_TEMPLATES = {
         + GOOD_TEMPLATE,
         r"'\*' would make \d+ items",
     ),
-    "join": ("{{ (['x' * 200000] * 200000) | join }}" + GOOD_TEMPLATE, r"join would make 40000000000 char"),
+    "join": ("{% set s = 'x' * 200000 %}{{ [s, s, s] | join }}" + GOOD_TEMPLATE, r"join would make 600000"),
+    "repeated-messages": ("{{ (messages * 200000) | tojson }}" + GOOD_TEMPLATE, r"'\*' would make \d+ items"),
     # widths written in a format string, or given to a filter as a keyword
     "percent-width": ("{{ '%3000000000s' % 'x' }}" + GOOD_TEMPLATE, r"a width of 3000000000 is more than"),
     "format-filter-width": ("{{ '%3000000000s' | format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),

@@ -157,7 +157,7 @@ def _bounded_sandbox(sandbox: type) -> type:
             if operator == "*":
                 sized, times = (left, right) if isinstance(right, int) else (right, left)
                 if isinstance(sized, (str, list, tuple)) and isinstance(times, int):
-                    made = len(sized) * times
+                    made = _size(sized) * times  # a list's items count with their own size
                 elif isinstance(left, int) and isinstance(right, int):
                     made = abs(left).bit_length() + abs(right).bit_length()  # bits
             elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
@@ -191,6 +191,20 @@ def _check_format_widths(text: str, style: str) -> bool:
         nested = any("{" in spec for spec in specs)
     _check_widths(tuple(int(n) for group in numbers for n in group if n), {})
     return nested
+
+
+def _size(value, depth: int = 0) -> int:
+    """About the characters ``value`` holds: text its length, a list or dict one per item plus each
+    item's own size (so ``messages * n`` counts the messages' text n times)."""
+    if isinstance(value, str):
+        return len(value)
+    if depth > 20:
+        return 1
+    if isinstance(value, (list, tuple)):
+        return len(value) + sum(_size(x, depth + 1) for x in value)
+    if isinstance(value, dict):
+        return len(value) + sum(_size(k, depth + 1) + _size(v, depth + 1) for k, v in value.items())
+    return 1
 
 
 def _replaced_size(text, old, new) -> int:
