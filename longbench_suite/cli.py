@@ -522,6 +522,7 @@ def _cmd_score(args) -> int:
     from .metrics.predictions import align_predictions
     from .metrics.report import judges_from, results_json, results_table, summary_table
     from .metrics.scoring import load_rows, summary_names
+    from .outputs import check_output_file, written_aside
     from .predict import record as run_record
     from .predict.run import check_split_name
 
@@ -537,6 +538,8 @@ def _cmd_score(args) -> int:
                 "output folder"
             )
     check_split_name(split)
+    if args.output:
+        check_output_file(args.output, (".json",))
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
     builders = [api.get_builder(name, options=build) for name in configs]
@@ -573,7 +576,8 @@ def _cmd_score(args) -> int:
         print()
         print(summary_table(by, tables))
     if args.output:
-        results_json(results, summary, args.output, run=run_record.without_files(record))
+        with written_aside(args.output) as partial:
+            results_json(results, summary, partial, run=run_record.without_files(record))
         print(f"\nwrote {args.output}")
     return 0
 

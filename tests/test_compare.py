@@ -18,7 +18,7 @@ import pytest
 
 from longbench_suite import cli
 from longbench_suite.comparison import build, compare
-from longbench_suite.errors import DataFormatError, MissingDependencyError, OptionError
+from longbench_suite.errors import DataFormatError, MissingDependencyError, OptionError, StorageError
 from tests.specs import spec
 from tests.support.fake_openai import FakeOpenAI
 
@@ -159,17 +159,13 @@ def test_two_runs_give_every_benchmarks_tables_and_averages_as_the_runs_reported
         cell = cells(comparison, "longbench", CATEGORIES, "LongBench-E / en / Avg", name)
         assert cell["8k"].value == longbench["LongBench-E 8k"]["en"]["Avg"] and cell["8k"].covers == 2
         lveval = reported["summary"]["level"]["lveval"]
-        per_level = cells(comparison, "lveval", "Average by level and length", "per_level", name)
+        per_level = cells(comparison, "lveval", "Average by level and length", "all tasks", name)
         assert {k: c.value for k, c in per_level.items()} == lveval["per_level"]
-        overall = cells(
-            comparison,
-            "lveval",
-            "Average by level and length, over all lengths",
-            "factrecall_en",
-            name,
-        )
+        overall = cells(comparison, "lveval", "Average by dataset, over all lengths", "factrecall_en", name)
         assert overall["all"].value == lveval["per_dataset"]["factrecall_en"]
-        assert "| dataset | model | all |" in (out / "compare.md").read_text()
+        markdown = (out / "compare.md").read_text()
+        assert "Average by dataset, over all lengths:\n\n| dataset | model | all |" in markdown
+        assert "| all tasks | good |" in markdown and "per_level" not in markdown
     # a score a missing judge left out is missing with that reason, in no average
     summ = cells(comparison, "helmet", TASKS, "infbench_sum", "half")["8k"]
     assert summ.value is None and summ.reason.startswith("not computed (needs an LLM judge")
@@ -210,6 +206,36 @@ def test_the_same_runs_give_byte_identical_files(runs, tmp_path):
         compare([runs["good"], runs["half"]], str(tmp_path / name))
     for file in ("compare.md", "compare.json", "compare.csv", "compare.png"):
         assert (tmp_path / "a" / file).read_bytes() == (tmp_path / "b" / file).read_bytes(), file
+
+
+
+@pytest.mark.slow
+def test_a_comparison_without_a_picture_leaves_no_earlier_picture_beside_its_tables(runs, tmp_path):
+    """The README's second command into the folder of the first: the old picture (of other names) is
+    not left beside the new tables; a failed write leaves every file of before."""
+    import errno
+
+    from longbench_suite.comparison import plot as drawing
+
+    compare([runs["good"], runs["half"]], str(tmp_path))
+    before = {f: (tmp_path / f).read_bytes() for f in sorted(os.listdir(tmp_path))}
+    assert len(before) == 4
+
+    def disk_full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    patch = pytest.MonkeyPatch()
+    patch.setattr(drawing, "plot", disk_full)
+    named = r"^cannot write .*compare\.md, .*compare\.png: OSError: \[Errno 28\]"
+    try:
+        with pytest.raises(StorageError, match=named):
+            compare([runs["good"], runs["half"]], str(tmp_path), names=["A", "B"])
+    finally:
+        patch.undo()
+    assert {f: (tmp_path / f).read_bytes() for f in sorted(os.listdir(tmp_path))} == before
+    compare([runs["good"], runs["half"]], str(tmp_path), names=["A", "B"], plot=False)
+    assert sorted(os.listdir(tmp_path)) == ["compare.csv", "compare.json", "compare.md"]
+    assert "| A |" in (tmp_path / "compare.md").read_text()
 
 
 # -- missing cells ---------------------------------------------------------------------------------------
@@ -260,6 +286,22 @@ def test_a_partial_split_is_missing_with_its_row_counts_and_never_averaged(runs,
     rag = cells(comparison, "helmet", CATEGORIES, "RAG", "half")["16k"]
     assert rag.value is None and rag.reason == f"nq_16k partial (2 of {split_rows} rows)"
     assert f"– (partial (2 of {split_rows} rows))" in (tmp_path / "cmp" / "compare.md").read_text()
+
+
+
+@pytest.mark.slow
+def test_a_smoke_run_is_partial_not_built_otherwise(runs, tmp_path):
+    """--limit says how many rows were predicted, not how they were built: its partial splits are noted
+    per model, and no note says the rows were built with other options."""
+
+    def smoke(payload: dict) -> None:
+        mark_partial(LEFT_OUT, 2)(payload)
+        payload["run"]["limit"] = 2
+
+    comparison = build([runs["good"], rewritten(runs["half"], tmp_path / "half", smoke)])
+    notes = [n for b in comparison.benchmarks for n in b.notes]
+    assert any("nq_16k partial (2 of" in n for n in notes), notes
+    assert not any("built with different options" in n for n in notes), notes
 
 
 # -- naming models from their run records ------------------------------------------------------------------
@@ -360,6 +402,9 @@ def test_bad_runs_are_one_line_naming_what_is_wrong(tmp_path, capsys):
     (tmp_path / "results.json").write_text("{not json")
     with pytest.raises(DataFormatError, match=r"results.json is not valid JSON"):
         build([str(tmp_path)])
+    (tmp_path / "p.jsonl").write_bytes(b'{"prediction": "\xff"}\n')  # another file, not UTF-8 text
+    with pytest.raises(DataFormatError, match=r"p.jsonl is not valid JSON: 'utf-8' codec can't decode"):
+        build([str(tmp_path / "p.jsonl")])
     (tmp_path / "results.json").write_text(json.dumps({"results": [{"config": "helmet/nq_8k"}]}))
     with pytest.raises(DataFormatError, match=r"results.json, results\[0\]: no 'benchmark' field"):
         build([str(tmp_path)])

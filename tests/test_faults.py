@@ -708,6 +708,7 @@ FAULT_CLASSES = {
         "test_faults.py::test_predict_disk_full_mid_run",
         "test_faults.py::test_predict_read_only_output_mid_run",
         "test_faults.py::test_predict_on_a_real_full_disk_then_read_only_then_writable",
+        "test_faults.py::test_reports_and_score_output_on_a_real_full_then_read_only_disk",
         "test_faults.py::test_score_a_judge_endpoint_that_refuses_connections",
         "test_faults.py::test_score_a_predictions_file_with_a_byte_that_is_not_utf8",
         "test_predict.py::test_resuming_with_other_options_is_refused_naming_both",
@@ -1243,6 +1244,39 @@ def test_predict_on_a_real_full_disk_then_read_only_then_writable(small_tmpfs, t
     assert raw(path) == raw(straight)
 
 
+def test_reports_and_score_output_on_a_real_full_then_read_only_disk(small_tmpfs, predict_demo, capsys):
+    """--score's reports on a full disk: one line naming them, none written (they are moved in place
+    together), every prediction kept; the same command with space again asks the model nothing. Then
+    ``score --output`` into the folder mounted read-only: one line naming the file."""
+    from longbench_suite import cli
+
+    options, flags = predict_demo
+    config, out = "helmet/json_kv_8k", small_tmpfs / "out"
+    with FakeOpenAI(_gold_answers(config, options).__getitem__) as model:
+        argv = ["predict", config, "--endpoint", model.url, "--model", "m", "--output", str(out), *flags]
+        argv += ["--limit", "4", "--score", "--allow-partial"]
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        reports = ", ".join(str(out / name) for name in ("results.md", "results.json", "scores.png"))
+        assert err.startswith(f"longbench-suite: error: cannot write {reports}: OSError: [Errno 28]"), err
+        assert sorted(os.listdir(out)) == ["helmet", "run.json"]  # no report, no partial file
+        assert len((out / "helmet" / "json_kv_8k.eval.jsonl").read_bytes().splitlines()) == 4
+        subprocess.run(["mount", "-o", "remount,rw,size=1m", str(small_tmpfs)], check=True)
+        asked = len(model.requests)
+        assert cli.main(argv) == 0
+        assert len(model.requests) == asked
+    assert sorted(os.listdir(out)) == ["helmet", "results.json", "results.md", "run.json", "scores.png"]
+    assert json.loads((out / "results.json").read_text())["results"][0]["rows"] == 4
+    subprocess.run(["mount", "-o", "remount,ro", str(small_tmpfs)], check=True)
+    capsys.readouterr()
+    again = out / "again.json"
+    argv = ["score", "--predictions", str(out), "--allow-partial", "--output", str(again)]
+    assert cli.main([*argv, "--cache-dir", options["cache_dir"]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith(f"longbench-suite: error: cannot write {again}: OSError: [Errno 30]"), err
+    assert not again.exists()
+
+
 @pytest.fixture(scope="module")
 def predict_demo(tmp_path_factory):
     from longbench_suite.demo import offline_options
@@ -1344,6 +1378,35 @@ RUNAWAY_TEMPLATES = {
         "{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}" + GOOD_TEMPLATE,
         r"refused a user turn: maximum recursion depth exceeded",
     ),
+    # a value doubled in a loop: each step is small, the last would not fit in memory
+    "concat-doubling": (
+        "{% set s = namespace(v='x') %}{% for i in range(40) %}{% set s.v = s.v ~ s.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'~' made \d+ items, more than the \d+ allowed",
+    ),
+    "plus-doubling": (
+        "{% set s = namespace(v=[0]) %}{% for i in range(40) %}{% set s.v = s.v + s.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'\+' made \d+ items",
+    ),
+    "replace-doubling": (
+        "{% set s = namespace(v='ab') %}{% for i in range(40) %}{% set s.v = s.v | replace('a', 'aa') %}"
+        "{% endfor %}" + GOOD_TEMPLATE,
+        r"replace would make \d+ characters",
+    ),
+    "int-squaring": (
+        "{% set n = namespace(v=3) %}{% for i in range(40) %}{% set n.v = n.v * n.v %}{% endfor %}"
+        + GOOD_TEMPLATE,
+        r"'\*' would make \d+ items",
+    ),
+    "join": ("{% set s = 'x' * 200000 %}{{ [s, s, s] | join }}" + GOOD_TEMPLATE, r"join would make 600000"),
+    "repeated-messages": ("{{ (messages * 200000) | tojson }}" + GOOD_TEMPLATE, r"'\*' would make \d+ items"),
+    # widths written in a format string, or given to a filter as a keyword
+    "percent-width": ("{{ '%3000000000s' % 'x' }}" + GOOD_TEMPLATE, r"a width of 3000000000 is more than"),
+    "format-filter-width": ("{{ '%3000000000s' | format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
+    "format-width": ("{{ '{:>3000000000}'.format('x') }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
+    "tojson-indent": ("{{ messages | tojson(indent=3000000000) }}" + GOOD_TEMPLATE, r"a width of 3000000000"),
+    "type-error": ("{{ 'a' + 1 }}" + GOOD_TEMPLATE, r"failed on a user turn: TypeError: can only concat"),
 }
 
 

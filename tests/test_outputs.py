@@ -46,9 +46,45 @@ def test_a_failed_output_write_leaves_the_previous_file(ada, tmp_path, capsys, m
     assert len(out.read_text().splitlines()) == len(datasets.Dataset.from_json(str(out)))
 
 
+def test_files_written_together_are_all_replaced_or_none(tmp_path):
+    """A run's reports are written aside together: a full disk while writing the second leaves both
+    files of before (no new one beside an old one) and no partial file, in one line naming them."""
+    from longbench_suite.errors import StorageError
+    from longbench_suite.outputs import written_aside_together
+
+    files = [tmp_path / "results.md", tmp_path / "results.json"]
+    paths = [str(f) for f in files]
+    for file in files:
+        file.write_text("before\n")
+    with pytest.raises(StorageError) as raised, written_aside_together(paths) as (md, _json):
+        with open(md, "w") as f:
+            f.write("after\n")
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert str(raised.value) == (
+        f"cannot write {paths[0]}, {paths[1]}: OSError: [Errno 28] No space left on device; "
+        "the files there were left as they were"
+    )
+    assert [f.read_text() for f in files] == ["before\n", "before\n"]
+    assert sorted(os.listdir(tmp_path)) == ["results.json", "results.md"]
+    with written_aside_together(paths) as partials:
+        for partial in partials:
+            with open(partial, "w") as f:
+                f.write("after\n")
+    assert [f.read_text() for f in files] == ["after\n", "after\n"]
+    assert sorted(os.listdir(tmp_path)) == ["results.json", "results.md"]
+
+
 def test_output_may_not_be_a_folder_nor_a_source(ada, demo_mirror, tmp_path, capsys):
     code, err = _build(tmp_path, ada, capsys)
     assert code == 2 and f"--output {tmp_path} is a directory" in err
+    nowhere = tmp_path / "nowhere" / "eval.jsonl"
+    code, err = _build(nowhere, ada, capsys)  # refused before the build
+    assert code == 2 and err.endswith(f"--output {nowhere}: the folder {nowhere.parent} does not exist")
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine\n")
+    code, err = _build(mine / "eval.jsonl", ada, capsys)
+    assert code == 2 and err.endswith(f"--output {mine / 'eval.jsonl'}: the folder {mine} is a file")
+    assert mine.read_text() == "mine\n"
     inside = os.path.join(demo_mirror, "eval.jsonl")
     code, err = _build(inside, ada, capsys)
     assert code == 2 and f"--output {inside} is inside {demo_mirror}, which the build reads" in err

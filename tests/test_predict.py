@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -301,6 +302,10 @@ def test_a_gold_answering_server_scores_100_everywhere_through_the_cli(demo_opti
     assert "Summary by category:" in markdown and "Summary by level:" in markdown
     assert "Headline scores by length_bucket:" in markdown  # LongBench-E
     assert (out / "scores.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in (p for p in out.rglob("*") if p.is_file()):  # the permissions of any file made there
+        assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask, path
     # the predictions file is what `score` reads, too
     argv = [
         "score",
@@ -577,6 +582,19 @@ def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_s
         record.score_options(run, BuildOptions(tokenizer="chars", max_input_tokens=200), "x/run.json")
     given = BuildOptions(tokenizer="chars", max_input_tokens=100, cache_dir=str(tmp_path))
     assert record.score_options(run, given, "x/run.json") == given
+
+
+def test_an_output_that_is_a_file_or_under_one_is_one_line_before_anything_is_built(tmp_path, capsys):
+    mine = tmp_path / "notes.txt"
+    mine.write_text("mine\n")
+    for output, where in ((mine, "is a file"), (mine / "run", f"is under the file {mine}")):
+        for extra in ([], ["--force-new"]):
+            argv = ["predict", "helmet/nq_8k", "--endpoint", "http://127.0.0.1:9/v1", "--model", "m"]
+            assert cli.main([*argv, "--output", str(output), *extra]) == 2
+            err = capsys.readouterr().err.strip()
+            said = f"--output {output} {where}; name a folder for the run's predictions"
+            assert err == f"longbench-suite: error: {said}"
+    assert mine.read_text() == "mine\n"
 
 
 def test_a_run_record_that_does_not_read_is_one_line_and_force_new_replaces_it(tmp_path):

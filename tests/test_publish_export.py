@@ -228,6 +228,8 @@ def test_a_dir_url_target_is_its_path_on_the_filesystem_beneath(lveval_export, d
     out, _, cache = lveval_export
     export(LVEVAL, f"dir::file://{tmp_path}/local", mirror=demo_mirror, cache_dir=cache)
     assert snapshot(tmp_path / "local") == snapshot(out)
+    export(LVEVAL, f"dir::{tmp_path}/bare", mirror=demo_mirror, cache_dir=cache)  # dir::PATH, no scheme
+    assert snapshot(tmp_path / "bare") == snapshot(out)
     export(LVEVAL, "dir::memory://dir-url/lveval", mirror=demo_mirror, cache_dir=cache)
     fs = fsspec.filesystem("memory")
     files = {p[len("/dir-url/lveval/") :]: fs.cat_file(p) for p in fs.find("/dir-url/lveval")}

@@ -208,6 +208,15 @@ def test_sft_lengths_refuses_a_length_it_cannot_check_on_formatted_rows(demo, to
     with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: .*\(text\)"):
         sft_lengths(texts, max_length=64)
     assert sft_lengths(texts, max_length=enough, tokenizer=tokenizer) == {"max_length": enough}
+    for stream in (  # a stream is not read ahead: a length given for it is not taken unchecked
+        load_dataset("helmet", "nq_8k", split="eval", streaming=True, **demo),
+        load_dataset("helmet", "nq_8k", split="eval", streaming=True, format="prompt_completion", **demo),
+    ):
+        with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked on a stream"):
+            sft_lengths(stream, max_length=64, tokenizer=tokenizer)
+    uncounted = rows.remove_columns(["input_tokens"])
+    with pytest.raises(TrainingLengthError, match=r"max_length=64 cannot be checked: the rows carry no"):
+        sft_lengths(uncounted, max_length=64)
 
 
 @pytest.mark.slow

@@ -14,8 +14,8 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..errors import OptionError, StorageError
-from ..outputs import written_aside
+from ..errors import OptionError, StorageError, describe
+from ..outputs import written_aside_together
 from .runs import Model, gather, read_run
 from .tables import BenchmarkComparison, compare_benchmark
 
@@ -52,8 +52,9 @@ def compare(
 ) -> Comparison:
     """Compare the ``results.json`` of several ``predict --score`` runs (or ``score --output`` files):
     writes ``compare.md``, ``compare.json``, ``compare.csv`` and (``plot=True``, needs the ``cards``
-    extra) ``compare.png`` into ``output_dir``, each atomically. ``names`` (one per run) override the
-    model names the runs recorded."""
+    extra) ``compare.png`` into ``output_dir``, moved in place together (without a picture, one an
+    earlier comparison left there is removed). ``names`` (one per run) override the model names the
+    runs recorded."""
     from . import report
 
     if plot:
@@ -66,26 +67,30 @@ def compare(
     except OSError as exc:
         raise StorageError(f"cannot create the directory {output_dir}: {exc.strerror or exc}") from None
     labels = [m.label for m in comparison.models]
+    models, benchmarks, notes = comparison.models, comparison.benchmarks, comparison.notes
     texts = {
-        "markdown": (FILES[0], report.markdown(comparison.models, comparison.benchmarks, comparison.notes)),
-        "json": (
-            FILES[1],
-            report.json_text(report.json_payload(comparison.models, comparison.benchmarks, comparison.notes)),
-        ),
-        "csv": (FILES[2], report.csv_text(comparison.benchmarks)),
+        "markdown": report.markdown(models, benchmarks, notes),
+        "json": report.json_text(report.json_payload(models, benchmarks, notes)),
+        "csv": report.csv_text(comparison.benchmarks),
     }
-    for kind, (name, text) in texts.items():
-        path = os.path.join(output_dir, name)
-        with written_aside(path) as partial, open(partial, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-        comparison.files[kind] = path
-    if plot:
-        from .plot import plot as draw
+    kinds = [*texts, *(["png"] if plot else [])]
+    paths = [os.path.join(output_dir, name) for name in FILES[: len(kinds)]]
+    # moved in place together: a failure leaves the files of before, never new tables beside an old picture
+    with written_aside_together(paths) as partials:
+        for text, partial in zip(texts.values(), partials, strict=False):
+            with open(partial, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        if plot:
+            from .plot import plot as draw
 
-        path = os.path.join(output_dir, FILES[3])
-        with written_aside(path) as partial:
-            draw(comparison.benchmarks, labels, partial)
-        comparison.files["png"] = path
+            draw(comparison.benchmarks, labels, partials[-1])
+    comparison.files = dict(zip(kinds, paths, strict=True))
+    stale = os.path.join(output_dir, FILES[3])
+    if not plot and os.path.isfile(stale):  # an earlier comparison's picture, of other runs or names
+        try:
+            os.remove(stale)
+        except OSError as exc:
+            raise StorageError(f"cannot remove the earlier picture {stale}: {describe(exc)}") from None
     return comparison
 
 

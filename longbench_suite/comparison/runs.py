@@ -113,7 +113,7 @@ def _read_json(path: str) -> Any:
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:  # a file of another kind, not UTF-8 text
         raise DataFormatError(f"{path} is not valid JSON: {exc}") from None
     except OSError as exc:
         raise OptionError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -202,8 +202,10 @@ def summary_tables(
             if kind == ALL_LENGTHS
             else [c for c in columns if any(v[0] == c for v in chosen.values())]
         )
-        name = title if kind == "length" else f"{title}, over all lengths"
         corner, chosen = _common_head(by, chosen)
+        name = title.replace(f"by {by}", f"by {corner}")
+        if kind == ALL_LENGTHS:
+            name = f"{name.removesuffix(' and length')}, over all lengths"
         table = Table(benchmark, by, name, table_columns, [], [m.label for m in models], at=at, corner=corner)
         table.rows = list(dict.fromkeys(row for _, row in chosen.values()))
         for row in table.rows:
@@ -223,12 +225,15 @@ def summary_tables(
 def _common_head(by: str, placed: dict) -> tuple[str, dict]:
     """The table's corner and its rows: where every row label starts with the same section named
     ``per_<thing>`` (LV-Eval's ``per_dataset / <dataset>``), ``<thing>`` names the rows and the section
-    leaves their labels."""
+    leaves their labels; a section named after the summary itself is its one row, ``all tasks``."""
     heads = {row.split(" / ", 1)[0] for _, row in placed.values()}
-    if len(heads) != 1 or not all(" / " in row for _, row in placed.values()):
+    if len(heads) != 1 or not next(iter(heads)).startswith("per_"):
         return by, placed
     (head,) = heads
-    if not head.startswith("per_"):
+    if head == f"per_{by}" and all(row == head for _, row in placed.values()):
+        # the section alone (LV-Eval's ``per_level``, by level): one average over the tasks per column
+        return by, {p: (c, "all tasks") for p, (c, _) in placed.items()}
+    if not all(" / " in row for _, row in placed.values()):
         return by, placed
     return head.removeprefix("per_"), {p: (c, row.split(" / ", 1)[1]) for p, (c, row) in placed.items()}
 
@@ -336,7 +341,9 @@ def _notes(benchmark: str, models: Sequence[Model], splits: Sequence[str]) -> li
         notes.append(f"The runs scored different splits ({', '.join(splits)}).")
     recorded = [m for m in models if m.options is not None]
     diff = differing([m.options for m in recorded])
-    for key in ("model", "backend", "endpoint"):  # what tells models apart, not how their rows were built
+    # what tells models apart, the split (noted above) and how many rows were predicted (a partial split
+    # is noted per model): not how the rows were built
+    for key in ("model", "backend", "endpoint", "split", "limit"):
         diff.pop(key, None)
     if diff:
         shown = "; ".join(

@@ -21,10 +21,12 @@ A template is code from the user's side, so its work is bounded before anything 
 include, import or extend other templates (the environment has no loader: nothing is read from disk);
 its ``range()`` calls may together make at most :data:`MAX_RANGE_STEPS` steps per rendering; and a
 rendering may hold the user turn plus at most :data:`TEMPLATE_CHARS_PER_TOKEN` characters per token of
-the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known). ``*``, ``**`` and the
-widths given to string methods and to the ``center``/``indent`` filters are checked before they
-compute, the result of ``%`` once it is made, and the output as it is produced; a template past a
-bound is a :class:`ChatTemplateError` naming it.
+the row's budget (:data:`UNBUDGETED_TEMPLATE_CHARS` where no budget is known), and so does every value
+it makes: ``*``, ``**``, the widths given to methods and filters or written in a ``%``/``str.format``
+format, and what ``replace`` and ``join`` would make are checked before they compute; what ``+``,
+``~``, ``%``, a method or a filter made, once made (a value doubled in a loop stops within twice the
+bound); the output as it is produced. A template past a bound, or failing on a user turn, is a
+:class:`ChatTemplateError` naming it.
 """
 
 from __future__ import annotations
@@ -74,22 +76,75 @@ def _jinja():
 
 
 def _bounded_sandbox(sandbox: type) -> type:
-    """jinja2's immutable sandbox with ``*``, ``**``, ``%`` and ``range`` held to the rendering's bound."""
+    """jinja2's immutable sandbox with every operation that can make a large value held to the
+    rendering's bound: ``*``, ``**``, ``range`` and the widths a format, method or filter is given are
+    checked before they compute, ``replace`` and ``join`` by the size they would make; what ``+``, ``~``,
+    ``%``, a method or a filter made, once made (so a value repeatedly doubled stops within twice the
+    bound)."""
+    from jinja2.compiler import CodeGenerator
     from jinja2.exceptions import SecurityError
 
+    class BoundedCodeGenerator(CodeGenerator):
+        def visit_Concat(self, node, frame) -> None:  # ``a ~ b``: jinja2 joins it without the sandbox
+            self.write("environment.checked_size(")
+            super().visit_Concat(node, frame)
+            self.write(")")
+
     class BoundedSandbox(sandbox):
-        intercepted_binops = frozenset({"*", "**", "%"})
+        code_generator_class = BoundedCodeGenerator
+        intercepted_binops = frozenset({"*", "**", "%", "+"})
 
         def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             self.globals["range"] = _bounded_range
-            for name in _WIDTH_FILTERS:  # their width arguments size the text they make
-                self.filters[name] = _checked_widths(self.filters[name])
+            for name in list(self.filters):
+                self.filters[name] = self.bounded_filter(self.filters[name], name)
+
+        def bounded_filter(self, jinja_filter, name: str):
+            skip = 1 if getattr(jinja_filter, "jinja_pass_arg", None) else 0  # a context/environment first
+
+            @functools.wraps(jinja_filter)  # keeps jinja2's pass_environment/pass_context marks
+            def checked(*args, **kwargs):
+                value, given = args[skip] if len(args) > skip else None, args[skip + 1 :]
+                _check_widths(given, kwargs)
+                if name == "replace" and len(given) >= 2:
+                    _check_made(name, _replaced_size(value, given[0], given[1]))
+                elif name == "join":
+                    _check_made(name, _joined_size(value, given[0] if given else kwargs.get("d", "")))
+                elif name == "format" and isinstance(value, str):  # '%3000000000s' | format(x)
+                    _check_format_widths(value, "%")
+                return self.checked_size(jinja_filter(*args, **kwargs), f"the {name} filter")
+
+            return checked
+
+        def checked_size(self, value, what: str = "'~'"):
+            chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+            if isinstance(value, (str, list, tuple)) and len(value) > chars:
+                raise SecurityError(f"{what} made {len(value)} items, more than the {chars} allowed")
+            return value
 
         def call(__self, __context, __obj, *args, **kwargs):  # names that no keyword argument can take
-            if isinstance(getattr(__obj, "__self__", None), str):  # 'x'.ljust(n), .center(n), .zfill(n)
+            owner = getattr(__obj, "__self__", None)
+            if isinstance(owner, str):  # 'x'.ljust(n), .center(n), .zfill(n), .replace(a, b), .join(xs)
                 _check_widths(args, kwargs)
-            return super().call(__context, __obj, *args, **kwargs)
+                if __obj.__name__ == "replace" and len(args) >= 2:
+                    _check_made("replace", _replaced_size(owner, args[0], args[1]))
+                elif __obj.__name__ == "join" and args:
+                    _check_made("join", _joined_size(args[0], owner))
+            result = super().call(__context, __obj, *args, **kwargs)
+            return __self.checked_size(result, f"{getattr(__obj, '__name__', 'a call')}()")
+
+        def wrap_str_format(self, value):
+            wrapped = super().wrap_str_format(value)
+            if wrapped is None:
+                return None
+
+            def checked(*args, **kwargs):
+                if _check_format_widths(value.__self__, "{}"):  # '{:>{}}'.format(text, width)
+                    _check_widths(args, kwargs)
+                return wrapped(*args, **kwargs)
+
+            return checked
 
         def call_binop(self, context, operator: str, left, right):
             chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
@@ -97,21 +152,77 @@ def _bounded_sandbox(sandbox: type) -> type:
             if operator == "*":
                 sized, times = (left, right) if isinstance(right, int) else (right, left)
                 if isinstance(sized, (str, list, tuple)) and isinstance(times, int):
-                    made = len(sized) * times
+                    made = _size(sized) * times  # a list's items count with their own size
+                elif isinstance(left, int) and isinstance(right, int):
+                    made = abs(left).bit_length() + abs(right).bit_length()  # bits
             elif operator == "**" and isinstance(left, int) and isinstance(right, int) and abs(left) > 1:
                 made = abs(left).bit_length() * right  # bits
+            elif operator == "%" and isinstance(left, str):
+                _check_format_widths(left, "%")
+                if "*" in left:  # '%*s' % (width, text)
+                    _check_widths(right if isinstance(right, tuple) else (right,), {})
             if made > chars:
                 raise SecurityError(f"'{operator}' would make {made} items, more than the {chars} allowed")
-            result = super().call_binop(context, operator, left, right)
-            if isinstance(result, str) and len(result) > chars:
-                raise SecurityError(f"'{operator}' made {len(result)} characters, more than {chars}")
-            return result
+            return self.checked_size(super().call_binop(context, operator, left, right), f"'{operator}'")
 
     return BoundedSandbox
 
 
-#: jinja2's filters whose integer arguments are widths of the text they make
-_WIDTH_FILTERS = ("center", "indent")
+def _check_format_widths(text: str, style: str) -> bool:
+    """The widths and precisions written in a ``%`` or ``str.format`` format string, held to the bound;
+    whether a ``str.format`` spec takes a width from the arguments (``{:>{}}``)."""
+    import re
+    import string
+
+    if style == "%":
+        numbers = re.findall(r"%[-#0 +]*(\d*)(?:\.(\d*))?", text)
+        nested = False
+    else:
+        try:
+            specs = [spec or "" for _, _, spec, _ in string.Formatter().parse(text)]
+        except ValueError:  # not a format string: str.format says so itself
+            return False
+        numbers = [re.findall(r"\d+", spec) for spec in specs]
+        nested = any("{" in spec for spec in specs)
+    _check_widths(tuple(int(n) for group in numbers for n in group if n), {})
+    return nested
+
+
+def _size(value, depth: int = 0) -> int:
+    """About the characters ``value`` holds: text its length, a list or dict one per item plus each
+    item's own size (so ``messages * n`` counts the messages' text n times)."""
+    if isinstance(value, str):
+        return len(value)
+    if depth > 20:
+        return 1
+    if isinstance(value, (list, tuple)):
+        return len(value) + sum(_size(x, depth + 1) for x in value)
+    if isinstance(value, dict):
+        return len(value) + sum(_size(k, depth + 1) + _size(v, depth + 1) for k, v in value.items())
+    return 1
+
+
+def _replaced_size(text, old, new) -> int:
+    """The characters ``text.replace(old, new)`` would make (0 for values that are not text)."""
+    if not all(isinstance(x, str) for x in (text, old, new)):
+        return 0
+    return len(text) + (text.count(old) if old else len(text) + 1) * len(new)
+
+
+def _joined_size(items, separator) -> int:
+    """The characters joining ``items`` with ``separator`` would make, where both are known up front."""
+    if not isinstance(items, (list, tuple)) or not isinstance(separator, str):
+        return 0
+    return sum(len(x) for x in items if isinstance(x, str)) + len(separator) * len(items)
+
+
+def _check_made(name: str, made: int) -> None:
+    """``replace`` and ``join`` may make text far larger than what they are given: checked before."""
+    from jinja2.exceptions import SecurityError
+
+    chars, _ = _RENDER_BOUND.get((UNBUDGETED_TEMPLATE_CHARS, [MAX_RANGE_STEPS]))
+    if made > chars:
+        raise SecurityError(f"{name} would make {made} characters, more than the {chars} allowed")
 
 
 def _check_widths(args: tuple, kwargs: dict) -> None:
@@ -121,15 +232,6 @@ def _check_widths(args: tuple, kwargs: dict) -> None:
     for value in (*args, *kwargs.values()):
         if isinstance(value, int) and value > chars:
             raise SecurityError(f"a width of {value} is more than the {chars} characters allowed")
-
-
-def _checked_widths(jinja_filter):
-    @functools.wraps(jinja_filter)  # keeps jinja2's pass_environment/pass_context marks
-    def checked(value, *args, **kwargs):
-        _check_widths(args, kwargs)
-        return jinja_filter(value, *args, **kwargs)
-
-    return checked
 
 
 def _bounded_range(*args: int) -> range:
@@ -193,7 +295,7 @@ class ChatTemplate:
             )
 
         env = environment(trim_blocks=True, lstrip_blocks=True, extensions=[jinja2.ext.loopcontrols])
-        env.filters["tojson"] = tojson
+        env.filters["tojson"] = env.bounded_filter(tojson, "tojson")
         env.globals.update(raise_exception=raise_exception, strftime_now=strftime_now)
         try:
             parsed = env.parse(self.template)
@@ -264,6 +366,10 @@ class ChatTemplate:
             ) from None
         except (jinja2.exceptions.TemplateError, OverflowError, RecursionError) as exc:
             raise ChatTemplateError(f"chat template {self.name!r} refused a user turn: {exc}") from None
+        except (ArithmeticError, LookupError, TypeError, ValueError, AttributeError) as exc:
+            raise ChatTemplateError(
+                f"chat template {self.name!r} failed on a user turn: {type(exc).__name__}: {exc}"
+            ) from None
         finally:
             _RENDER_BOUND.reset(bound)
         return "".join(pieces)

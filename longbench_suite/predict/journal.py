@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from typing import Any
 
 from ..errors import PredictionError, StorageError, describe
+from ..outputs import new_file_beside
 
 
 def _line(record: Mapping[str, Any]) -> bytes:
@@ -120,10 +120,9 @@ class Journal:
             raise PredictionError(
                 f"{self.path}: {len(self.query_ids) - len(self.done)} rows are not predicted"
             )
-        directory = os.path.dirname(os.path.abspath(self.path))
         tmp = None
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".predictions-", dir=directory)
+            fd, tmp = new_file_beside(self.path, ".predictions-")
             with os.fdopen(fd, "wb") as f:
                 for index in range(len(self.query_ids)):
                     f.write(_line(self.done[index]))

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..errors import LOCAL_ERRNOS, OptionError, PredictionError, RunMismatchError, StorageError, describe
 from ..options import NAMES, BuildOptions, path_options, where_only_options
+from ..outputs import new_file_beside
 
 RUN_FILE = "run.json"
 FORMAT = 1
@@ -164,7 +164,7 @@ def _atomic_json(path: str, payload: Mapping[str, Any]) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     try:
         os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".run-", dir=directory)
+        fd, tmp = new_file_beside(path, ".run-")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(payload, f, ensure_ascii=False, indent=1, sort_keys=False)

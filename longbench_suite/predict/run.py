@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import OptionError, UnknownNameError
 from ..options import BuildOptions
+from ..outputs import written_aside_together
 from . import record as run_record
 from .backends import Backend, OpenAIBackend
 from .runner import predict_split
@@ -90,15 +91,18 @@ def check_requests(*, concurrency: int = 8, max_retries: int = 8, timeout: float
         raise OptionError(f"timeout (--timeout) must be a positive number of seconds, got {timeout!r}")
 
 
+def check_output_folder(output_dir: str) -> None:
+    """``--output`` names a folder (made if missing): not a file, nor a path under one."""
+    existing = os.path.abspath(output_dir)
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        where = "is a file" if existing == os.path.abspath(output_dir) else f"is under the file {existing}"
+        raise OptionError(f"--output {output_dir} {where}; name a folder for the run's predictions")
+
+
 def partial_note(qualified: str, rows: int, split_rows: int) -> str:
     return f"{qualified}: {rows} of {split_rows} rows (a partial split)"
-
-
-def _atomic_write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 
 def predict(
@@ -143,6 +147,7 @@ def predict(
     check_split_name(split)
     check_limit(limit)
     check_requests(concurrency=concurrency, max_retries=max_retries, timeout=timeout)
+    check_output_folder(output_dir)
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(
@@ -229,13 +234,12 @@ def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: b
                 summarize([r for r in run.results if r.benchmark == benchmark], by)
             )
     os.makedirs(output_dir, exist_ok=True)
-    run.reports["markdown"] = os.path.join(output_dir, "results.md")
-    _atomic_write(run.reports["markdown"], markdown_report(run.results, run.summary))
-    run.reports["json"] = os.path.join(output_dir, "results.json")
-    record = run_record.without_files(run.record)
-    results_json(run.results, run.summary, run.reports["json"] + ".tmp", run=record)
-    os.replace(run.reports["json"] + ".tmp", run.reports["json"])
-    if plot:
-        run.reports["png"] = os.path.join(output_dir, "scores.png")
-        plot_scores(run.results, run.reports["png"] + ".tmp.png")
-        os.replace(run.reports["png"] + ".tmp.png", run.reports["png"])
+    names = dict(zip(("markdown", "json", "png"), run_record.REPORTS, strict=True))
+    run.reports = {kind: os.path.join(output_dir, names[kind]) for kind in names if plot or kind != "png"}
+    with written_aside_together(list(run.reports.values())) as partials:
+        partial = dict(zip(run.reports, partials, strict=True))
+        with open(partial["markdown"], "w", encoding="utf-8") as f:
+            f.write(markdown_report(run.results, run.summary))
+        results_json(run.results, run.summary, partial["json"], run=run_record.without_files(run.record))
+        if plot:
+            plot_scores(run.results, partial["png"])

@@ -45,8 +45,8 @@ def remote_target(output: str) -> tuple[fsspec.AbstractFileSystem, str] | None:
 
 
 def local_path(output: str) -> str:
-    """A local target as a path (a ``file://`` URL without its scheme)."""
-    return fsspec.core.url_to_fs(output)[1] if "://" in output else output
+    """A local target as a path (a ``file://`` or ``dir::`` URL without its scheme)."""
+    return fsspec.core.url_to_fs(output)[1] if "://" in output or "::" in output else output
 
 
 def _relative(fs, root: str, path: str) -> str:

@@ -61,15 +61,26 @@ def sft_lengths(rows, *, max_length: int | None = None, tokenizer=None) -> dict[
     longest example's length (:func:`longest_example`; pass the trainer's ``tokenizer`` to count its
     chat template exactly); for a stream, or rows without counts, ``max_length=None``, which TRL reads
     as "never truncate". Given ``max_length``, checks it instead and raises
-    :class:`TrainingLengthError` when it would cut examples. Counts are in the config's tokenizer:
-    build the config with your model's tokenizer (``tokenizer=``) for exact numbers. Rows already in a
-    training format carry no counts: a ``max_length`` given for them is checked by tokenizing the
-    examples with ``tokenizer`` (its chat template for conversations), and refused without one.
+    :class:`TrainingLengthError` when it would cut examples, or when it cannot be checked (a stream,
+    rows without counts). Counts are in the config's tokenizer: build the config with your model's
+    tokenizer (``tokenizer=``) for exact numbers. Rows already in a training format carry no counts: a
+    ``max_length`` given for them is checked by tokenizing the examples with ``tokenizer`` (its chat
+    template for conversations), and refused without one.
     """
     longest = longest_example(rows, tokenizer) if isinstance(rows, datasets.Dataset) else None
     formatted = isinstance(rows, datasets.Dataset) and _example_columns(rows)
     if max_length is None:
         return {"max_length": longest}
+    if not isinstance(rows, datasets.Dataset):
+        raise TrainingLengthError(
+            f"max_length={max_length} cannot be checked on a stream (its examples are not read ahead); "
+            "check it on the prepared split (streaming=False), or use max_length=None, which TRL never cuts"
+        )
+    if longest is None and not formatted and len(rows):
+        raise TrainingLengthError(
+            f"max_length={max_length} cannot be checked: the rows carry no token counts (built without a "
+            "tokenizer); build them with one (tokenizer=), or use max_length=None, which TRL never cuts"
+        )
     if longest is None and formatted:
         if tokenizer is None:
             raise TrainingLengthError(
