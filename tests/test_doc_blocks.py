@@ -11,9 +11,7 @@ the runner provides; the block's text is run unchanged:
   at the URL the block names (``http://127.0.0.1:8000/v1`` is replaced by the server's own);
 - ``predictions CONFIG=FILE ...`` — FILE holds predictions of CONFIG's ``eval`` split (its gold outputs);
 - ``given NAME ...`` — placeholder callables the block names (a model's NLI judge, an LLM);
-- ``model-folder PATH`` — PATH is a model folder: the sandbox's tokenizer with a Llama-2-chat template;
-- ``runs DIR ...`` — each DIR is a ``predict --score`` output of a model named DIR (the fake server on a
-  sample config), what ``compare`` reads.
+- ``model-folder PATH`` — PATH is a model folder: the sandbox's tokenizer with a Llama-2-chat template.
 
 In shell blocks each ``longbench-suite`` command runs in this process (``cli.main``) and must exit 0;
 installation lines (``pip install ...``) are not re-run. Blocks without a language or in ``text`` are
@@ -41,7 +39,7 @@ CODE = ("python", "bash")
 LAYOUT = ("", "text")
 #: data examples: each must parse
 DATA = ("json",)
-MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder", "runs")
+MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder")
 #: the server a block names, which the fake-openai mark replaces with the loopback one
 DOCUMENTED_ENDPOINT = "http://127.0.0.1:8000/v1"
 #: what ``given`` binds: stand-ins for the user's own model calls
@@ -168,16 +166,6 @@ def _run_shell(block: Block, endpoint: str | None) -> None:
         assert code == 0, f"{block.name}: {shlex.join(words)} exited {code}"
 
 
-def _scored_runs(folders: list[str]) -> None:
-    from longbench_suite import cli
-    from tests.support.fake_openai import FakeOpenAI
-
-    for folder in folders:
-        with FakeOpenAI(lambda prompt: "an answer") as server:
-            argv = ["predict", "longbench/qasper_4k", "--endpoint", server.url, "--model", folder]
-            assert cli.main([*argv, "--output", folder, "--demo", "--score", "--no-plot"]) == 0
-
-
 def _run_python(block: Block) -> None:
     import datasets
 
@@ -206,8 +194,6 @@ def test_the_block_runs_as_written(block, tmp_path, monkeypatch, request):
         _write_predictions(block.marks["predictions"], tmp_path)
     if "model-folder" in block.marks:
         _model_folder(tmp_path / block.marks["model-folder"])
-    if "runs" in block.marks:
-        _scored_runs(block.marks["runs"].split())
     if block.language == "python":
         _run_python(block)
     elif "fake-openai" in block.marks:
