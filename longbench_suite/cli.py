@@ -548,7 +548,10 @@ def _cmd_score(args) -> int:
         result.split_rows = len(rows)
         results.append(result)
     print(results_table(results))
-    summary = {by: summarize(results, by) for by in summaries}
+    # a summary is a benchmark's own: over a run of several benchmarks, each that has it
+    summary = {
+        by: summarize([r for r in results if by in summary_names(r.benchmark)], by) for by in summaries
+    }
     for by, tables in summary.items():
         print()
         print(summary_table(by, tables))

@@ -236,3 +236,23 @@ def test_streamed_rows_score_like_prepared_ones(built, helmet_mirror, tiny_token
     )
     predictions = _predictions(rows)
     assert score("nq_8k", streamed, predictions).headline == score("nq_8k", rows, predictions).headline
+
+
+@pytest.mark.slow
+def test_summaries_over_a_run_of_several_benchmarks_are_each_ones_own(tmp_path, capsys):
+    """`--by category --by level` over HELMET and LV-Eval configs: category for HELMET, level for
+    LV-Eval (each benchmark that has the summary), not an error after every config was scored."""
+    cache = str(tmp_path / "cache")
+    files = []
+    for config in ("helmet/nq_8k", "lveval/factrecall_en_16k"):
+        rows = load_dataset("longbench_suite", config, split="eval", demo=True, cache_dir=cache)
+        path = tmp_path / (config.replace("/", "-") + ".jsonl")
+        files.append(_write(path, [{"index": i, "prediction": "x"} for i in range(len(rows))]))
+    out = tmp_path / "result.json"
+    argv = ["score", "nq_8k", "factrecall_en_16k", "--predictions", *files, "--by", "category"]
+    argv += ["--by", "level", "--output", str(out), "--demo", "--cache-dir", cache]
+    assert cli.main(argv) == 0, capsys.readouterr().err
+    summary = json.loads(out.read_text())["summary"]
+    assert list(summary["category"]) == ["helmet"] and list(summary["level"]) == ["lveval"]
+    assert "16k" in summary["level"]["lveval"]["per_level"]
+    assert "RAG" in summary["category"]["helmet"]["8k"]
