@@ -516,6 +516,9 @@ def _cmd_score(args) -> int:
                 f"longbench-suite score: {given}; give one predictions file per config, or a predict "
                 "output folder"
             )
+        recorded = _recorded_files(args, configs, paths, options)
+        if recorded is not None:
+            split, options, record = recorded
     check_split_name(split)
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
@@ -582,13 +585,43 @@ def _recorded_run(args, given: dict):
         configs = ["/".join(registry.resolve(name)) for name in args.configs]
         for config in (c for c in configs if c not in files):
             raise OptionError(f"{source}: the run has no predictions of {config} (it has {', '.join(files)})")
+    split, options = _recorded_split_and_options(args, record, given, source)
+    return configs, [files[c] for c in configs], split, options, record
+
+
+def _recorded_files(args, configs, paths, given: dict):
+    """``score CONFIG --predictions FILE`` where each FILE is one a predict output folder's run.json
+    lists: its split and build options, as for ``--predictions DIR``; ``None`` where no record lists
+    them."""
+    from . import registry
+    from .errors import OptionError
+    from .predict import record as run_record
+
+    found = [run_record.record_of_file(path) for path in paths]
+    if not any(found):
+        return None
+    if None in found or len({folder for folder, _, _ in found}) > 1:
+        raise OptionError(
+            "--predictions: files of different predict output folders (or only some in one); score each "
+            "folder's files separately (score --predictions DIR)"
+        )
+    source = os.path.join(found[0][0], run_record.RUN_FILE)
+    for name, path, (_, _, config) in zip(configs, paths, found, strict=True):
+        if "/".join(registry.resolve(name)) != config:
+            raise OptionError(f"{path}: {source} lists it as the predictions of {config}, not of {name}")
+    record = found[0][1]
+    return (*_recorded_split_and_options(args, record, given, source), record)
+
+
+def _recorded_split_and_options(args, record: dict, given: dict, source: str):
+    from .predict import record as run_record
+
     if args.split is not None and args.split != record["split"]:
         raise run_record.RunMismatchError(
             f"{source}: --split is {args.split!r} but the run recorded {record['split']!r}; leave it out "
             "to use the recorded one"
         )
-    options = run_record.score_options(record, given, source)
-    return configs, [files[c] for c in configs], record["split"], options, record
+    return record["split"], run_record.score_options(record, given, source)
 
 
 def _cmd_predict(args) -> int:

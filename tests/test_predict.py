@@ -540,6 +540,30 @@ def test_score_a_run_folder_needs_nothing_else_and_refuses_contradicting_options
     assert cli.main(["score", "--predictions", str(out), "--tokenizer", relative]) == 0
 
 
+def test_score_a_file_of_a_run_folder_takes_the_run_record_too(demo_options, tmp_path, capsys):
+    """`score CONFIG --predictions DIR/<benchmark>/<config>.<split>.jsonl`: the file's folder records
+    how it was made, so nothing else is needed and a contradicting option (or config) is one line."""
+    out = tmp_path / "out"
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        assert cli.main([*argv, *_flags(demo_options)]) == 0
+    path = str(out / "adaleval" / "tsort_2k.eval.jsonl")
+    capsys.readouterr()
+    assert cli.main(["score", TSORT_2K, "--predictions", path]) == 0  # no build option given
+    assert f"{TSORT_2K}  eval   20    accuracy*     100.00" in capsys.readouterr().out
+    assert cli.main(["score", TSORT_2K, "--predictions", path, "--tokenizer", "chars"]) == 2
+    assert _last_error(capsys) == (
+        f'longbench-suite: error: {out}/run.json: --tokenizer is "chars" but the run recorded '
+        f'"{demo_options["tokenizer"]}"; leave it out to use the recorded one'
+    )
+    assert cli.main(["score", "adaleval/tsort_4k", "--predictions", path]) == 2
+    assert _last_error(capsys).endswith(f"as the predictions of {TSORT_2K}, not of adaleval/tsort_4k")
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_text("")
+    assert cli.main(["score", TSORT_2K, "tsort_4k", "--predictions", path, str(other)]) == 2
+    assert "files of different predict output folders (or only some in one)" in _last_error(capsys)
+
+
 def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, capsys):
     import shutil
 
