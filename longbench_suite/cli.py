@@ -557,7 +557,7 @@ def _cmd_score(args) -> int:
     }
     for by, tables in summary.items():
         print()
-        print(summary_table(by, tables))
+        print(summary_table(by, tables, results))
     if args.output:
         results_json(results, summary, args.output, run=run_record.without_files(record))
         print(f"\nwrote {args.output}")

@@ -256,3 +256,24 @@ def test_summaries_over_a_run_of_several_benchmarks_are_each_ones_own(tmp_path, 
     assert list(summary["category"]) == ["helmet"] and list(summary["level"]) == ["lveval"]
     assert "16k" in summary["level"]["lveval"]["per_level"]
     assert "RAG" in summary["category"]["helmet"]["8k"]
+
+
+def test_summaries_of_a_partial_split_are_marked_partial_where_they_have_a_value():
+    """`score --by category` and results.md: an average that may take a partial split says so (its
+    configs named under the printed table); an empty cell is not marked."""
+    from dataclasses import replace
+
+    from longbench_suite.metrics.report import summary_table
+    from longbench_suite.predict.tables import markdown_report
+
+    partial = replace(_result("helmet", "nq", "8k", 50.0, "substring_exact_match"), n_rows=5, split_rows=600)
+    whole = _result("lveval", "factrecall_en", "16k", 10.0, "qa_f1_score")
+    summary = summarize([partial], "category")
+    printed = summary_table("category", summary, [partial, whole])
+    assert re.search(r"^helmet +8k +RAG +50\.00 partial$", printed, re.M)
+    assert re.search(r"^helmet +8k +Recall +-$", printed, re.M)
+    assert printed.endswith("first rows only: helmet/nq_8k partial (5 of 600 rows))")
+    assert "partial" not in summary_table("level", summarize([whole], "level"), [partial, whole])
+    markdown = markdown_report([partial, whole], {"category": summary, "level": summarize([whole], "level")})
+    assert "| RAG | 50.00 partial |" in markdown and "| Recall | – |" in markdown
+    assert "| 16k | 10.00 |" in markdown

@@ -116,14 +116,23 @@ def _flatten(prefix: tuple[str, ...], value: Any, out: list[list[str]]) -> None:
         out.append([*prefix, _fmt(value)])
 
 
-def summary_table(by: str, tables: Mapping[str, Any]) -> str:
-    """A benchmark's averages, one line per leaf (e.g. ``helmet 8k RAG 55.20``)."""
+def summary_table(by: str, tables: Mapping[str, Any], results: Sequence[ScoreResult] = ()) -> str:
+    """A benchmark's averages, one line per leaf (e.g. ``helmet 8k RAG 55.20``); an average of a
+    benchmark with a partial split among ``results`` is marked ``partial``, and the note names them."""
     lines: list[list[str]] = []
     _flatten((), tables, lines)
     depth = max(len(x) for x in lines)
-    lines = [x[:-1] + [""] * (depth - len(x)) + x[-1:] for x in lines]
+    partial = [r for r in results if r.partial and r.benchmark in tables]
+    marked = {r.benchmark for r in partial}
+    lines = [
+        x[:-1] + [""] * (depth - len(x)) + [f"{x[-1]} partial" if x[0] in marked and x[-1] != "-" else x[-1]]
+        for x in lines
+    ]
     header = ["benchmark", *[""] * (depth - 2), "score"]
     note = "(- = nothing scored for it; averages use the scores there are)"
+    if partial:
+        listed = ", ".join(f"{r.config} {partial_label(r)}" for r in partial)
+        note += f"\n(partial = an average that may take configs scored on their first rows only: {listed})"
     return f"summary by {by}\n" + _table(header, lines) + "\n" + note
 
 
