@@ -158,7 +158,7 @@ def test_two_runs_give_every_benchmarks_tables_and_averages_as_the_runs_reported
         cell = cells(comparison, "longbench", CATEGORIES, "LongBench-E / en / Avg", name)
         assert cell["8k"].value == longbench["LongBench-E 8k"]["en"]["Avg"] and cell["8k"].covers == 2
         lveval = reported["summary"]["level"]["lveval"]
-        per_level = cells(comparison, "lveval", "Average by level and length", "per_level", name)
+        per_level = cells(comparison, "lveval", "Average by level and length", "average", name)
         assert {k: c.value for k, c in per_level.items()} == lveval["per_level"]
         overall = cells(
             comparison,

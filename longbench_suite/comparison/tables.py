@@ -223,8 +223,12 @@ def summary_tables(
 def _common_head(by: str, placed: dict) -> tuple[str, dict]:
     """The table's corner and its rows: where every row label starts with the same section named
     ``per_<thing>`` (LV-Eval's ``per_dataset / <dataset>``), ``<thing>`` names the rows and the section
-    leaves their labels."""
+    leaves their labels; a section that is the only row (``per_level``) is labelled ``average``."""
     heads = {row.split(" / ", 1)[0] for _, row in placed.values()}
+    rows = {row for _, row in placed.values()}
+    if rows == heads and len(rows) == 1 and next(iter(rows)).startswith("per_"):
+        # the section alone is the row (LV-Eval's per_level: its columns are the levels): no key as a label
+        return by, {p: (c, "average") for p, (c, _) in placed.items()}
     if len(heads) != 1 or not all(" / " in row for _, row in placed.values()):
         return by, placed
     (head,) = heads
