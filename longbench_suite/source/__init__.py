@@ -48,7 +48,8 @@ HUB = "https://huggingface.co"
 REMOTE_PREFIXES = ("http://", "https://", "hf://")
 #: What a failed download from the canonical host adds: the ways to build without that host.
 OFFLINE_HINT = (
-    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=)"
+    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=), "
+    "or build from the offline sample data with --demo (demo=True)"
 )
 
 
