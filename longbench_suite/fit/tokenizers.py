@@ -8,7 +8,8 @@ A *tokenizer spec* is one of
 * a path to a ``tokenizer.json`` file, or to a directory holding one;
 * a Hugging Face Hub repo id (``"meta-llama/Llama-2-7b-hf"``, optionally ``"org/name@revision"``),
   whose ``tokenizer.json`` is fetched through ``huggingface_hub`` (honours ``HF_TOKEN``/offline mode);
-* an object: a :class:`TokenCounter`, a ``tokenizers.Tokenizer``, or a transformers tokenizer
+* an object: a :class:`TokenCounter`, a ``tokenizers.Tokenizer``, a tiktoken encoding that tiktoken
+  names (``tiktoken.get_encoding("cl100k_base")``), or a transformers tokenizer
   (``AutoTokenizer.from_pretrained(path)``, what training scripts hold).
 
 Hugging Face tokenizers are loaded with ``tokenizers.Tokenizer`` from ``tokenizer.json`` and never
@@ -840,10 +841,17 @@ def load_tokenizer(spec: str | TokenCounter | object) -> TokenCounter:
         return HFTokenizer(spec, name=f"tokenizers.Tokenizer<{id(spec):x}>")
     if is_transformers_tokenizer(spec):
         return _from_transformers(spec)
+    if type(spec).__module__.startswith("tiktoken") and hasattr(spec, "encode_ordinary"):
+        if spec.name not in _tiktoken_names():  # its identity and worker copies go by its name
+            raise TokenizerLoadError(
+                f"cannot count with the tiktoken encoding {spec.name!r}: it is not one tiktoken names; "
+                "pass a registered one (or its name, e.g. 'cl100k_base')"
+            )
+        return TiktokenCounter(spec)
     raise TokenizerLoadError(
         f"cannot load tokenizer: unsupported type {type(spec).__name__}; pass a tokenizer.json path or "
-        "folder, a Hub repo id, a tiktoken encoding name, 'words' or 'chars', or a tokenizers/transformers "
-        "tokenizer"
+        "folder, a Hub repo id, a tiktoken encoding or its name, 'words' or 'chars', or a tokenizers/"
+        "transformers tokenizer"
     )
 
 
