@@ -146,7 +146,8 @@ def test_a_row_that_keeps_failing_stops_the_run_and_keeps_the_finished_rows(tmp_
     with FakeOpenAI(gold(rows)) as server:
         server.retry_after = "0.01"
         server.prompt_faults = {"Question 7:": ("429", 100)}
-        with pytest.raises(GenerationError, match=r"row 7 \(query_id q007\) failed after retries.*429"):
+        failed = r"row 7 \(query_id q007\) failed after retries \(up to 2, with backoff: --max-retries\).*429"
+        with pytest.raises(GenerationError, match=failed):
             predict_split(QASPER, rows, backend(server, max_retries=2), path, progress=False)
         done = {r["index"] for r in lines(path)}
         assert 7 not in done and len(done) >= 4
