@@ -11,7 +11,9 @@ the runner provides; the block's text is run unchanged:
   at the URL the block names (``http://127.0.0.1:8000/v1`` is replaced by the server's own);
 - ``predictions CONFIG=FILE ...`` — FILE holds predictions of CONFIG's ``eval`` split (its gold outputs);
 - ``given NAME ...`` — placeholder callables the block names (a model's NLI judge, an LLM);
-- ``model-folder PATH`` — PATH is a model folder: the sandbox's tokenizer with a Llama-2-chat template.
+- ``model-folder PATH`` — PATH is a model folder: the sandbox's tokenizer with a Llama-2-chat template;
+- ``scored-runs DIR ...`` — each DIR is a ``predict --score`` output folder (a sample LV-Eval config
+  answered by the loopback server, the model named after DIR).
 
 In shell blocks each ``longbench-suite`` command runs in this process (``cli.main``) and must exit 0;
 installation lines (``pip install ...``) are not re-run. Blocks without a language or in ``text`` are
@@ -39,7 +41,9 @@ CODE = ("python", "bash")
 LAYOUT = ("", "text")
 #: data examples: each must parse
 DATA = ("json",)
-MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder")
+MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder", "scored-runs")
+#: what a scored-runs mark predicts: the sandbox's smallest config (4 rows)
+SCORED_CONFIG = "lveval/factrecall_en_16k"
 #: the server a block names, which the fake-openai mark replaces with the loopback one
 DOCUMENTED_ENDPOINT = "http://127.0.0.1:8000/v1"
 #: what ``given`` binds: stand-ins for the user's own model calls
@@ -144,6 +148,16 @@ def _model_folder(path: Path) -> None:
     (path / "tokenizer_config.json").write_text(json.dumps(config | {"clean_up_tokenization_spaces": False}))
 
 
+def _scored_runs(marks: str, folder: Path) -> None:
+    from longbench_suite import cli
+    from tests.support.fake_openai import FakeOpenAI
+
+    with FakeOpenAI(lambda prompt: "an answer") as server:
+        for run in marks.split():
+            argv = ["predict", SCORED_CONFIG, "--endpoint", server.url, "--model", run, "--demo"]
+            assert cli.main([*argv, "--output", str(folder / run), "--score", "--no-progress"]) == 0, run
+
+
 def _commands(code: str) -> list[list[str]]:
     """The block's commands, one per logical line (``\\`` continues a line), comments left out."""
     joined = re.sub(r"\\\n", " ", code)
@@ -194,6 +208,8 @@ def test_the_block_runs_as_written(block, tmp_path, monkeypatch, request):
         _write_predictions(block.marks["predictions"], tmp_path)
     if "model-folder" in block.marks:
         _model_folder(tmp_path / block.marks["model-folder"])
+    if "scored-runs" in block.marks:
+        _scored_runs(block.marks["scored-runs"], tmp_path)
     if block.language == "python":
         _run_python(block)
     elif "fake-openai" in block.marks:
