@@ -531,8 +531,12 @@ def _cmd_score(args) -> int:
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
     results = []
-    for builder, path, lines in zip(builders, paths, records, strict=True):
-        rows = load_rows(api.prepared(builder, split))
+    splits = [api.prepared(builder, split) for builder in builders]
+    # a column breaks down the configs whose rows have it (a run's benchmarks have other columns); one
+    # that no config has goes to every config, whose scoring then names it as no column of its rows
+    present = {column for dataset in splits for column in dataset.column_names}
+    for builder, path, lines, dataset in zip(builders, paths, records, splits, strict=True):
+        rows = load_rows(dataset)
         query_ids = [str(r["query_id"]) for r in rows]
         predictions = align_predictions(lines, query_ids, path, allow_partial=args.allow_partial)
         task, length = builder.config.task, builder.config.length
@@ -546,7 +550,7 @@ def _cmd_score(args) -> int:
             config=f"{builder.BENCHMARK.name}/{builder.config.name}",
             mode=args.mode,
             judges=judges,
-            by=columns,
+            by=[c for c in columns if c in dataset.column_names or c not in present],
         )
         result.split_rows = len(rows)
         results.append(result)

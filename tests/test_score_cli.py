@@ -240,8 +240,9 @@ def test_streamed_rows_score_like_prepared_ones(built, helmet_mirror, tiny_token
 
 @pytest.mark.slow
 def test_summaries_over_a_run_of_several_benchmarks_are_each_ones_own(tmp_path, capsys):
-    """`--by category --by level` over HELMET and LV-Eval configs: category for HELMET, level for
-    LV-Eval (each benchmark that has the summary), not an error after every config was scored."""
+    """`--by category --by level --by depth` over HELMET and LV-Eval configs: category for HELMET, level
+    for LV-Eval (each benchmark that has the summary), depth where rows have it; not an error after every
+    config was scored."""
     cache = str(tmp_path / "cache")
     files = []
     for config in ("helmet/nq_8k", "lveval/factrecall_en_16k"):
@@ -251,9 +252,17 @@ def test_summaries_over_a_run_of_several_benchmarks_are_each_ones_own(tmp_path, 
     out = tmp_path / "result.json"
     argv = ["score", "nq_8k", "factrecall_en_16k", "--predictions", *files, "--by", "category"]
     argv += ["--by", "level", "--output", str(out), "--demo", "--cache-dir", cache]
-    assert cli.main(argv) == 0, capsys.readouterr().err
-    summary = json.loads(out.read_text())["summary"]
+    assert cli.main([*argv, "--by", "depth"]) == 0, capsys.readouterr().err
+    written = json.loads(out.read_text())
+    summary = written["summary"]
     assert list(summary["category"]) == ["helmet"] and list(summary["level"]) == ["lveval"]
+    # a row column breaks down the configs that have it (HELMET RAG's depth), not LV-Eval's
+    helmet, lveval = written["results"]
+    assert sorted(helmet["groups"]["depth"]) == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert lveval["groups"] == {}
+    capsys.readouterr()
+    assert cli.main([*argv, "--by", "dept"]) == 2  # a column no config has is still an error
+    assert "by 'dept': not a column of its rows" in capsys.readouterr().err
     assert "16k" in summary["level"]["lveval"]["per_level"]
     assert "RAG" in summary["category"]["helmet"]["8k"]
 
