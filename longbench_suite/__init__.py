@@ -7,6 +7,7 @@
 from ._version import __version__
 
 __all__ = [
+    "BuildOptions",
     "__version__",
     "compare",
     "export",
@@ -40,6 +41,10 @@ def __getattr__(name: str):
         from . import training
 
         return getattr(training, name)
+    if name == "BuildOptions":
+        from .options import BuildOptions
+
+        return BuildOptions
     if name == "compare":
         from .comparison import compare
 

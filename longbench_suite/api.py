@@ -8,7 +8,6 @@ import errno
 import logging
 import os
 import re
-import unittest.mock
 from collections.abc import Iterable, Iterator
 
 import datasets
@@ -16,7 +15,7 @@ from datasets.download.download_config import DownloadConfig
 from datasets.download.download_manager import DownloadManager
 from datasets.exceptions import DatasetGenerationError
 
-from . import registry
+from . import datasets_hooks, registry
 from .builder import SuiteBuilder
 from .errors import (
     DataFormatError,
@@ -25,32 +24,26 @@ from .errors import (
     StorageError,
     SuiteError,
     UnknownNameError,
+    UnsupportedOptionError,
     local_cause,
 )
 from .fit.rules import check_max_input_tokens
+from .options import DEFAULT_HOLDOUT_FRACTION, OVER_LENGTH, BuildOptions, split_keywords
 from .task import SPLITS
-from .training.holdout import DEFAULT_FRACTION
 
 logger = logging.getLogger("longbench_suite")
 
-_OPTIONS = ("mirror", "tokenizer", "max_input_tokens", "pretruncation_tokenizer", "chat_template")
+#: the build options ``load_dataset`` passes on to ``datasets.load_dataset`` for a path that is not
+#: ours; any other given for such a path is refused
+_DATASETS_OWN = ("data_dir", "cache_dir")
 
 
 def get_builder(
-    name: str,
-    *,
-    benchmark: str | None = None,
-    tokenizer=None,
-    mirror: str | None = None,
-    data_dir: str | None = None,
-    cache_dir: str | None = None,
-    max_input_tokens: int | None = None,
-    pretruncation_tokenizer=None,
-    generate: dict | None = None,
-    chat_template=None,
-    demo: bool = False,
+    name: str, *, benchmark: str | None = None, options: BuildOptions | None = None, **keywords
 ) -> SuiteBuilder:
-    """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's options.
+    """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's build options:
+    ``options=BuildOptions(...)`` and/or its fields as keywords (a keyword replaces that field of
+    ``options``; :class:`~longbench_suite.options.BuildOptions` documents each).
 
     ``demo=True`` builds from the offline sandbox: its sample mirror and, unless ``tokenizer`` /
     ``pretruncation_tokenizer`` are given, its BPE tokenizer, written on first use under the cache
@@ -62,29 +55,24 @@ def get_builder(
     fits chat prompts (``"tokenizer"``: the tokenizer's own; a built-in name, a file or Jinja text;
     :mod:`longbench_suite.fit.chat`).
     """
+    options = BuildOptions.of(options, **keywords)
     bench, config = registry.resolve(name, benchmark)
     builder_cls = registry.builder_class(bench)
-    check_max_input_tokens(max_input_tokens)
-    _check_cache_dir(cache_dir)
-    if demo:
+    check_max_input_tokens(options.max_input_tokens)
+    _check_cache_dir(options.cache_dir)
+    if options.demo:
         from .demo import sandbox_options
 
-        given = dict(tokenizer=tokenizer, pretruncation_tokenizer=pretruncation_tokenizer)
-        sandbox = sandbox_options(cache_dir, mirror=mirror, data_dir=data_dir, **given)
-        mirror, tokenizer = sandbox["mirror"], sandbox["tokenizer"]
-        pretruncation_tokenizer = sandbox["pretruncation_tokenizer"]
-    with _unwrapped_errors(cache_dir), _read_only_cache(cache_dir):
-        return builder_cls(
-            config_name=config,
-            cache_dir=cache_dir,
-            tokenizer=tokenizer,
-            mirror=mirror,
-            data_dir=os.path.abspath(data_dir) if data_dir else None,
-            max_input_tokens=max_input_tokens,
-            pretruncation_tokenizer=pretruncation_tokenizer,
-            generate=dict(generate) if generate else None,
-            chat_template=chat_template,
+        sandbox = sandbox_options(
+            options.cache_dir,
+            mirror=options.mirror,
+            data_dir=options.data_dir,
+            tokenizer=options.tokenizer,
+            pretruncation_tokenizer=options.pretruncation_tokenizer,
         )
+        options = options.replace(**sandbox)
+    with _unwrapped_errors(options.cache_dir), _read_only_cache(options.cache_dir):
+        return builder_cls(config_name=config, options=options)
 
 
 def _requested_splits(split: str) -> list[str]:
@@ -145,19 +133,6 @@ def _raise_if_local(exc: BaseException, cache_dir: str | None) -> None:
     ) from None
 
 
-class _NoLock:
-    """Stands in for ``datasets``' file lock in a cache nobody can write to (so nothing to race)."""
-
-    def __init__(self, *args, **kwargs) -> None:
-        pass
-
-    def __enter__(self) -> _NoLock:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        return None
-
-
 def _writable(directory: str) -> bool:
     return os.access(directory, os.W_OK)
 
@@ -170,7 +145,7 @@ def _read_only_cache(cache_dir: str | None) -> Iterator[None]:
     if not os.path.isdir(root) or _writable(root):
         yield
         return
-    with unittest.mock.patch("datasets.builder.FileLock", _NoLock):
+    with datasets_hooks.without_file_locks():
         yield
 
 
@@ -190,19 +165,19 @@ def check_num_proc(num_proc: int | None) -> int | None:
 
 def prepared(builder: SuiteBuilder, split: str | None, num_proc: int | None = None):
     """Build ``builder``'s Arrow files (``num_proc`` processes over the split's shards) and load them."""
-    with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
+    with _unwrapped_errors(builder.cache_root), _read_only_cache(builder.cache_root):
         builder.download_and_prepare(num_proc=check_num_proc(num_proc))
     if split is not None:
         for name in _requested_splits(split):
             if name not in builder.info.splits:
                 raise SplitUnavailableError(builder.missing_split_reason(name))
-    with _unwrapped_errors(builder._cache_dir_root):
+    with _unwrapped_errors(builder.cache_root):
         return builder.as_dataset(split=split)
 
 
 def streamed(builder: SuiteBuilder, split: str | None):
     try:
-        with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
+        with _unwrapped_errors(builder.cache_root), _read_only_cache(builder.cache_root):
             return builder.as_streaming_dataset(split=split)
     except ValueError as exc:
         if split is not None and "Bad split" in str(exc):
@@ -221,21 +196,13 @@ def load_dataset(
     split: str | None = None,
     *,
     streaming: bool = False,
-    mirror: str | None = None,
-    data_dir: str | None = None,
-    tokenizer=None,
-    cache_dir: str | None = None,
-    max_input_tokens: int | None = None,
     format: str | None = None,
     chat: bool | None = None,
-    pretruncation_tokenizer=None,
-    chat_template=None,
     holdout: str | None = None,
-    holdout_fraction: float = DEFAULT_FRACTION,
-    over_length: str = "truncate",
+    holdout_fraction: float = DEFAULT_HOLDOUT_FRACTION,
+    over_length: str = OVER_LENGTH[0],
     num_proc: int | None = None,
-    generate: dict | None = None,
-    demo: bool = False,
+    options: BuildOptions | None = None,
     **kwargs,
 ):
     """A drop-in for ``datasets.load_dataset`` that also knows the suite's benchmarks.
@@ -243,7 +210,10 @@ def load_dataset(
     ``path`` ``"longbench_suite"`` (or a benchmark name such as ``"helmet"``) builds config ``name``
     with this library; any other path goes to ``datasets.load_dataset`` unchanged. ``split=None``
     gives every split the config has; ``streaming=True`` returns a lazy ``IterableDataset`` and writes
-    no Arrow files. For any path whose rows have this library's columns (an export, a Hub repo):
+    no Arrow files. The build options are ``options=BuildOptions(...)`` and/or its fields as keywords
+    (``tokenizer=``, ``mirror=``, ``data_dir=``, ``cache_dir=``, ``max_input_tokens=``, ...; a keyword
+    replaces that field of ``options``; :class:`~longbench_suite.options.BuildOptions`). For any path
+    whose rows have this library's columns (an export, a Hub repo):
 
     - ``holdout="train"`` / ``"valid"`` gives that side of a stable hold-out of ``split="dev"``
       (``holdout_fraction`` of its questions, chosen by a hash of each row's ``query_id``;
@@ -261,28 +231,15 @@ def load_dataset(
       HELMET does, so the user turn is HELMET's chat prompt for it (see :func:`get_builder`);
     - ``demo=True`` builds from the offline sandbox's sample data and tokenizer (see :func:`get_builder`).
     """
+    build, kwargs = split_keywords(kwargs)
+    options = BuildOptions.of(options, **build)
     views = dict(holdout=holdout, holdout_fraction=holdout_fraction, over_length=over_length)
     check_views(split, **views)
     if format is not None or chat is not None:
-        from .training import training_format
+        from .training.formats import training_format
 
         loaded = load_dataset(
-            path,
-            name,
-            split,
-            streaming=streaming,
-            mirror=mirror,
-            data_dir=data_dir,
-            tokenizer=tokenizer,
-            cache_dir=cache_dir,
-            max_input_tokens=max_input_tokens,
-            pretruncation_tokenizer=pretruncation_tokenizer,
-            chat_template=chat_template,
-            num_proc=num_proc,
-            generate=generate,
-            demo=demo,
-            **views,
-            **kwargs,
+            path, name, split, streaming=streaming, num_proc=num_proc, options=options, **views, **kwargs
         )
         mode = None
         if path == registry.SUITE or path in registry.benchmark_names():
@@ -290,57 +247,35 @@ def load_dataset(
             mode = registry.benchmark(bench).lookup(config)[0].use_chat_template
         return training_format(loaded, format or "prompt_completion", chat=chat, mode=mode)
     if path != registry.SUITE and path not in registry.benchmark_names():
-        given = {
-            k: v
-            for k, v in zip(
-                _OPTIONS,
-                (mirror, tokenizer, max_input_tokens, pretruncation_tokenizer, chat_template),
-                strict=True,
-            )
-            if v is not None
-        }
-        if demo:
-            given["demo"] = demo
+        given = [k for k in options.given() if k not in _DATASETS_OWN]
         if given:
             close = difflib.get_close_matches(path, [registry.SUITE, *registry.benchmark_names()], n=3)
             if close:  # suite options with a misspelt benchmark: the user meant ours
                 raise UnknownNameError(f"unknown benchmark {path!r}; did you mean {', '.join(close)}?")
-            raise TypeError(f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}")
+            raise UnsupportedOptionError(
+                f"{', '.join(given)} only apply to longbench_suite configs, not to {path!r}"
+            )
         if num_proc is not None:
             kwargs["num_proc"] = num_proc
-        loaded = datasets.load_dataset(
-            path, name, split=split, streaming=streaming, data_dir=data_dir, cache_dir=cache_dir, **kwargs
-        )
+        own = {k: getattr(options, k) for k in _DATASETS_OWN}
+        loaded = datasets.load_dataset(path, name, split=split, streaming=streaming, **own, **kwargs)
         return apply_views(loaded, f"{path}/{name}" if name else path, split, **views)
     if kwargs:
-        raise TypeError(f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}")
+        raise UnsupportedOptionError(
+            f"unsupported arguments for longbench_suite configs: {', '.join(sorted(kwargs))}"
+        )
     if name is None:
         raise UnknownNameError(
             f"load_dataset({path!r}) needs a config name, e.g. one of: "
             + ", ".join(registry.list_configs(None if path == registry.SUITE else path)[:5])
             + " (see `longbench-suite list`)"
         )
-    builder = get_builder(
-        name,
-        benchmark=None if path == registry.SUITE else path,
-        tokenizer=tokenizer,
-        mirror=mirror,
-        data_dir=data_dir,
-        cache_dir=cache_dir,
-        max_input_tokens=max_input_tokens,
-        pretruncation_tokenizer=pretruncation_tokenizer,
-        generate=generate,
-        chat_template=chat_template,
-        demo=demo,
-    )
+    builder = get_builder(name, benchmark=None if path == registry.SUITE else path, options=options)
     check_splits(builder, split)
     check_num_proc(num_proc)
     loaded = streamed(builder, split) if streaming else prepared(builder, split, num_proc)
     where = f"{builder.BENCHMARK.name}/{builder.config.name}"
     return apply_views(loaded, where, split, key=builder.config.task.holdout_key, **views)
-
-
-OVER_LENGTH = ("truncate", "skip")
 
 
 def check_views(split: str | None, *, holdout: str | None, holdout_fraction: float, over_length: str) -> None:
@@ -402,7 +337,8 @@ def _skip_over_length(dataset, where: str, split: str | None):
 
 def download_manager(builder: SuiteBuilder) -> DownloadManager:
     """A download manager sharing the builder's download cache (the one ``download_and_prepare`` uses)."""
-    config = DownloadConfig(cache_dir=builder._cache_downloaded_dir, use_etag=False, token=builder.token)
+    cache = datasets_hooks.download_cache(builder)
+    config = DownloadConfig(cache_dir=cache, use_etag=False, token=builder.token)
     return DownloadManager(
         dataset_name=builder.dataset_name,
         download_config=config,
@@ -423,7 +359,7 @@ def prefetch(builders: Iterable[SuiteBuilder]) -> None:
             builder.BENCHMARK.name,
             builder.config.mirror,
             builder.config.data_dir,
-            builder._cache_dir_root,
+            builder.cache_root,
         )
         groups.setdefault(key, []).append(builder)
     for members in groups.values():
@@ -431,22 +367,31 @@ def prefetch(builders: Iterable[SuiteBuilder]) -> None:
         sources = {
             f"{b.config.name}/{name}": source
             for b in members
-            for name, source in b.config.task.all_sources(b.config.length).items()
+            for name, source in b.config.task.all_sources(b.config.length, b.build_env()).items()
         }
         first.resolver(download_manager(first)).resolve(sources)
 
 
-def prepare(builders: Iterable[SuiteBuilder], num_proc: int | None = None) -> None:
+def prepare(
+    builders: Iterable[SuiteBuilder | str],
+    num_proc: int | None = None,
+    *,
+    options: BuildOptions | None = None,
+    **keywords,
+) -> list[SuiteBuilder]:
     """``download_and_prepare`` many configs, fetching their shared sources once first; each config in
-    ``num_proc`` processes."""
+    ``num_proc`` processes. A config may be given by name: its builder is :func:`get_builder`'s with
+    ``options`` (and the build options as keywords); returns the builders."""
     num_proc = check_num_proc(num_proc)
-    builders = list(builders)
+    options = BuildOptions.of(options, **keywords)
+    builders = [get_builder(b, options=options) if isinstance(b, str) else b for b in builders]
     prefetch(builders)
     for builder in builders:
         prepare_one(builder, num_proc)
+    return builders
 
 
 def prepare_one(builder: SuiteBuilder, num_proc: int | None = None) -> None:
     """``download_and_prepare`` one config, its errors one line each."""
-    with _unwrapped_errors(builder._cache_dir_root), _read_only_cache(builder._cache_dir_root):
+    with _unwrapped_errors(builder.cache_root), _read_only_cache(builder.cache_root):
         builder.download_and_prepare(num_proc=num_proc)

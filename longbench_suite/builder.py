@@ -1,10 +1,13 @@
 """The one ``datasets.GeneratorBasedBuilder`` every benchmark uses.
 
 :func:`builder_class` turns a :class:`~longbench_suite.task.Benchmark` into a builder class whose
-``BUILDER_CONFIGS`` are its ``<task>_<length>`` configs. A builder instance carries the user's options
-(tokenizer, mirror, data_dir, max_input_tokens) in its config, and a cache ``hash`` made of the library
-version, every file of the core and of the benchmark's folder (:func:`code_hash`), and the tokenizers'
-identities, so no edit and no tokenizer change ever reuses a stale build. ``_generate_examples`` is the
+``BUILDER_CONFIGS`` are its ``<task>_<length>`` configs. A builder instance's config carries the user's
+:class:`~longbench_suite.options.BuildOptions`; its config id adds the options that change rows
+(:meth:`~longbench_suite.options.BuildOptions.config_identity`), and its cache ``hash`` is made of the
+library version, every file of the core and of the benchmark's folder (:func:`code_hash`), and the
+loaded tokenizers' and chat template's identities, so no edit and no tokenizer change ever reuses a
+stale build. What it reaches of ``datasets``' internals besides its own overrides is in
+:mod:`longbench_suite.datasets_hooks`. ``_generate_examples`` is the
 loop every task goes through: plan, shard, instances, fit, row, token counts.
 """
 
@@ -27,6 +30,7 @@ import datasets
 import pyarrow as pa
 from datasets.download.streaming_download_manager import StreamingDownloadManager
 
+from . import datasets_hooks
 from ._version import __version__
 from .compat import Key
 from .errors import (
@@ -44,9 +48,11 @@ from .fit.rules import check_max_input_tokens
 from .fit.tokenizers import TokenCounter, load_tokenizer
 from .instance import Plan
 from .memo import Memo
+from .options import NAMES as OPTION_NAMES
+from .options import BuildOptions, mirror_identity
 from .partition.shards import Shards, stream_shards
 from .row import CHAT_TEMPLATE_COLUMN, make_row
-from .source import MIRROR_ENV, FileRef, RemoteFile, SourceResolver, forget, local_identity
+from .source import FileRef, RemoteFile, SourceResolver, forget, local_identity
 from .source.ledger import Ledger
 from .source.manifest import MANIFEST_NAME
 from .task import Benchmark, BuildEnv, Task
@@ -61,44 +67,49 @@ def unavailable_key(split: str) -> str:
 
 
 class SuiteConfig(datasets.BuilderConfig):
-    """A ``<task>_<length>`` config plus the options that change how its rows are built."""
+    """A ``<task>_<length>`` config plus the build options (:class:`~longbench_suite.options.BuildOptions`)
+    its rows are built with."""
 
     def __init__(
         self,
         *,
         task: Task | None = None,
         length: str | None = None,
-        mirror: str | None = None,
-        max_input_tokens: int | None = None,
-        generate: dict | None = None,
+        options: BuildOptions | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
-        check_max_input_tokens(max_input_tokens)
         self.task = task
         self.length = length
-        self.mirror = mirror
-        self.max_input_tokens = max_input_tokens
-        self.generate = generate
+        self.options = options if options is not None else BuildOptions()
+        check_max_input_tokens(self.options.max_input_tokens)
+
+    @property
+    def mirror(self) -> str | None:
+        return self.options.mirror
+
+    @property
+    def max_input_tokens(self) -> int | None:
+        return self.options.max_input_tokens
+
+    @property
+    def generate(self) -> Mapping | None:
+        return self.options.generate
+
+    def __eq__(self, other) -> bool:
+        # datasets compares a config with its registered namesake when the config id is the name alone:
+        # options outside the config id (tokenizers, cache_dir, demo) enter the builder's hash instead
+        if not isinstance(other, SuiteConfig):
+            return NotImplemented
+        mine = {k: v for k, v in vars(self).items() if k != "options"}
+        theirs = {k: v for k, v in vars(other).items() if k != "options"}
+        return mine == theirs and self.options.config_identity() == other.options.config_identity()
 
     def create_config_id(self, config_kwargs: dict, custom_features=None) -> str:
         # The tokenizer's identity goes into the builder hash; what else changes the rows (or where
         # they come from) is hashed here, so no path or URL — nor any credential in it — shows in
         # the cache path.
-        options = {
-            k: config_kwargs.get(k)
-            for k in ("data_dir", "mirror", "max_input_tokens", "generate")
-            if config_kwargs.get(k) is not None
-        }
-        if "generate" in options:
-            generate = dict(options["generate"])
-            essay = generate.get("essay")
-            if isinstance(essay, str) and os.path.isfile(essay):
-                # the file is read, not named: an edited essay makes new rows
-                generate["essay"] = (os.path.abspath(essay), local_identity([os.path.abspath(essay)]))
-            options["generate"] = sorted(generate.items())
-        if "data_dir" in options:
-            options["data_dir"] = os.path.normpath(os.path.abspath(options["data_dir"]))
+        options = self.options.config_identity()
         if not options:
             return self.name
         digest = hashlib.sha256(repr(sorted(options.items())).encode("utf-8")).hexdigest()[:12]
@@ -151,28 +162,33 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     #: to that shard's finished rows, which ``_generate_examples`` then yields instead of building them
     rows_from: Callable[[str, int], list[dict]] | None = None
 
-    def __init__(self, *args, **kwargs) -> None:
-        kwargs["mirror"] = mirror_identity(kwargs.get("mirror"))
+    def __init__(self, *args, options: BuildOptions | None = None, **kwargs) -> None:
+        """``options`` (or its fields as keywords: :meth:`BuildOptions.of`) are the user's; the config
+        carries them with the mirror as its cache identity names it and ``data_dir`` absolute."""
+        options = BuildOptions.of(options, **{k: kwargs.pop(k) for k in OPTION_NAMES if k in kwargs})
+        data_dir = os.path.abspath(options.data_dir) if options.data_dir else None
+        options = options.replace(mirror=mirror_identity(options.mirror), data_dir=data_dir)
+        kwargs.update(options=options, data_dir=options.data_dir, cache_dir=options.cache_dir)
         config_name = kwargs.get("config_name")
-        tokenizer_spec = kwargs.pop("tokenizer", None)
-        pretruncation_spec = kwargs.pop("pretruncation_tokenizer", None)
-        chat_spec = kwargs.pop("chat_template", None)
         task, length = self.BENCHMARK.lookup(config_name) if config_name else (None, None)
         if task is not None:
-            task.check_generate(kwargs.get("generate"))
-        spec = tokenizer_spec if tokenizer_spec is not None else (task.default_tokenizer if task else None)
-        needed = task is None or tokenizer_spec is not None or chat_spec is not None
-        needed = needed or task.uses_tokenizer(kwargs.get("max_input_tokens"), length)
+            task.check_generate(options.generate, length)
+        given = options.tokenizer
+        spec = given if given is not None else (task.default_tokenizer if task else None)
+        needed = task is None or given is not None or options.chat_template is not None
+        needed = needed or task.uses_tokenizer(options.max_input_tokens, length)
         self._tokenizer_spec = spec
-        self._chat_template = self._load_chat_template(chat_spec, task, spec)
+        self._chat_template = self._load_chat_template(options.chat_template, task, spec)
         try:
             self._tokenizer = load_tokenizer(spec) if spec and needed else None
-            self._pretruncation = _pretruncation_tokenizer(task, pretruncation_spec)
+            self._pretruncation = _pretruncation_tokenizer(task, options.pretruncation_tokenizer)
         except TokenizerLoadError as exc:
-            raise _sandbox_hint(exc, kwargs["mirror"]) from None
+            raise _sandbox_hint(exc, options.mirror) from None
         kwargs.setdefault("dataset_name", f"longbench_suite_{self.BENCHMARK.name}")
         #: the split plans this builder computed, shared by the shards one process yields
         self._plans: Memo[Plan] = Memo("plans", entries=2)
+        local = _local_sources_identity(task, length, options)
+        self._source_identity = f"mirror:{options.mirror}|data_dir:{options.data_dir}|local:{local}"
         if kwargs.get("hash") is None:
             identity = self._tokenizer.identity if self._tokenizer else "-"
             if self._pretruncation is not None:
@@ -180,7 +196,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             if self._chat_template is not None:
                 identity += f"|chat:{self._chat_template.identity}"
             package_dir = os.path.dirname(__import__(type(self).__module__, fromlist=["_"]).__file__)
-            identity += f"|local:{_local_sources_identity(task, length, kwargs)}"
+            identity += f"|local:{local}"
             kwargs["hash"] = hashlib.sha256(f"{code_hash(package_dir)}|{identity}".encode()).hexdigest()[:16]
         super().__init__(*args, **kwargs)
 
@@ -234,11 +250,27 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         return self._tokenizer
 
     @property
+    def loaded_tokenizer(self) -> TokenCounter | None:
+        """The tokenizer this build counts with; ``None`` where the build needs none (then
+        :attr:`tokenizer` loads the config's on first use)."""
+        return self._tokenizer
+
+    @property
     def pretruncation_tokenizer(self) -> TokenCounter | None:
         return self._pretruncation
 
+    @property
+    def options(self) -> BuildOptions:
+        """The build options this builder was made with (the mirror as its cache identity names it)."""
+        return self.config.options
+
+    @property
+    def cache_root(self) -> str:
+        """The cache directory the build's files go under (``cache_dir``, else the ``datasets`` cache)."""
+        return datasets_hooks.cache_root(self)
+
     def source_cache_root(self) -> str:
-        return os.path.join(self._cache_dir_root, "longbench_suite", "sources")
+        return os.path.join(self.cache_root, "longbench_suite", "sources")
 
     def resolver(self, dl_manager) -> SourceResolver:
         return SourceResolver(
@@ -252,7 +284,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
     def _split_generators(self, dl_manager):
         task, length = self.config.task, self.config.length
         resolver = self.resolver(dl_manager)
-        sources = task.sources(length)
+        sources = task.sources_to_read(length, self.build_env())
         files = resolver.resolve(sources)
         with forgotten_on_bad_data(files.values()):
             facts = task.source_facts(length, files)
@@ -426,6 +458,7 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             cache_root=self.source_cache_root(),
             generate=self.config.generate,
             chat_template=self._chat_template,
+            source_identity=self._source_identity,
         )
 
     def split_plan(self, split: str, dl_manager) -> Plan:
@@ -433,7 +466,8 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         the drops of the task's leakage rule from it)."""
         task, length = self.config.task, self.config.length
         resolver = self.resolver(dl_manager)
-        files = resolver.resolve({**task.sources(length), **task.split_sources(length).get(split, {})})
+        own = task.split_sources(length).get(split, {})
+        files = resolver.resolve({**task.sources_to_read(length, self.build_env()), **own})
         if split == "dev" and task.dev_sources(length):
             files.update(resolver.resolve(task.dev_sources(length)))
         with forgotten_on_bad_data(files.values()):
@@ -547,31 +581,19 @@ def _labels(files: Mapping[str, FileRef], shown: int = 2) -> str:
     return ", ".join(labels[:shown]) + more
 
 
-def _local_sources_identity(task: Task | None, length: str | None, options: dict) -> str:
+def _local_sources_identity(task: Task | None, length: str | None, options: BuildOptions) -> str:
     """Size and mtime of the local files (``data_dir``, a mirror directory) a config reads, so that an
     edited file rebuilds; ``-`` where it reads none (downloads are keyed by the download cache)."""
-    if task is None or not (options.get("data_dir") or options.get("mirror")):
+    if task is None or not (options.data_dir or options.mirror):
         return "-"
     sources = {**task.sources(length), **task.dev_sources(length)}
     for split, split_sources in task.split_sources(length).items():
         sources.update({f"{split}/{name}": source for name, source in split_sources.items()})
     try:
-        resolver = SourceResolver(
-            None, cache_root="", mirror=options.get("mirror"), data_dir=options.get("data_dir")
-        )
+        resolver = SourceResolver(None, cache_root="", mirror=options.mirror, data_dir=options.data_dir)
     except SourceError:  # a missing mirror or data_dir: the build will say so
         return "-"
     return local_identity(resolver.local_files(sources))
-
-
-def mirror_identity(mirror: str | None) -> str | None:
-    """The mirror a build reads from, as its cache identity: ``$LONGBENCH_SUITE_MIRROR`` when none is
-    given, and a local directory as an absolute path (a relative one means another mirror in another
-    working directory, so it must not reuse that one's build)."""
-    mirror = mirror if mirror is not None else (os.environ.get(MIRROR_ENV) or None)
-    if mirror and not mirror.startswith(("http://", "https://")):
-        return os.path.normpath(os.path.abspath(mirror))
-    return mirror
 
 
 #: failures that come from the bytes read: what the parsers raise, and the decoders' and archive

@@ -41,6 +41,7 @@ from . import api, registry
 from .errors import UnknownNameError
 from .fit.chat import ChatTemplate
 from .fit.rules import InputBudget, chat_budget
+from .options import BuildOptions
 from .partition.leakage import LeakageRule
 from .publish.stats import format_table
 from .row import CHAT_TEMPLATE_COLUMN
@@ -251,13 +252,14 @@ def _reference_builders(builder) -> list:
             f"{bench.name}/{builder.config.task.name}: its leakage rule names no task of {bench.name}: "
             f"{rule.reference!r}"
         )
-    options = dict(
+    options = BuildOptions(
         tokenizer=builder.tokenizer,
         mirror=builder.config.mirror,
         data_dir=builder.config.data_dir,
-        cache_dir=builder._cache_dir_root,
+        cache_dir=builder.cache_root,
     )
-    return [api.get_builder(f"{bench.name}/{reference.config_name(n)}", **options) for n in reference.lengths]
+    names = [f"{bench.name}/{reference.config_name(n)}" for n in reference.lengths]
+    return [api.get_builder(name, options=options) for name in names]
 
 
 def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:
@@ -277,6 +279,150 @@ def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:
                     found.setdefault(key, config)
     lengths = tuple(b.config.length for b in builders)
     return ReferenceKeys(f"{builders[0].BENCHMARK.name}/{rule.reference}", lengths, rule, found)
+
+
+class _Collector:
+    """What one property's check reads of a split, a batch at a time, and what it finds there."""
+
+    columns: list[str]
+
+    def add(self, batch: Mapping[str, list], first: int, n: int) -> None:
+        """Read rows ``first`` to ``first + n`` of the split (``batch`` holds :attr:`columns`)."""
+
+    def violations(self, rows: int) -> list[Violation]:
+        """What the split of ``rows`` rows violates, once every batch was read."""
+        return []
+
+
+class _CutToFit(_Collector):
+    """How many inputs were cut to fit (``input_truncated``; ``None`` for rows without the column)."""
+
+    def __init__(self, columns: set[str]) -> None:
+        self.columns = ["input_truncated"] if "input_truncated" in columns else []
+        self.count = 0 if self.columns else None
+
+    def add(self, batch: Mapping[str, list], first: int, n: int) -> None:
+        if self.columns:
+            self.count += sum(batch["input_truncated"])
+
+
+class _EmptyValues(_Collector):
+    """Rows with an empty value in a column the task declares non-empty."""
+
+    def __init__(self, where: str, task: Task, columns: set[str]) -> None:
+        self.where = where
+        self.columns = [c for c in task.nonempty_columns if c in columns]
+        self.empty: dict[str, list[str]] = defaultdict(list)
+
+    def add(self, batch: Mapping[str, list], first: int, n: int) -> None:
+        for name in self.columns:
+            self.empty[name] += [str(first + i) for i, v in enumerate(batch[name]) if is_empty(v)]
+
+    def violations(self, rows: int) -> list[Violation]:
+        return [
+            Violation(
+                "empty", self.where, f"{len(at)} of {rows} rows have an empty {name!r}: rows {_examples(at)}"
+            )
+            for name, at in self.empty.items()
+            if at
+        ]
+
+
+class _Leakage(_Collector):
+    """The rows' leakage keys, into the task's :class:`LeakageKeys` (compared across lengths later); with
+    a ``reference``, the ``dev`` rows sharing a key with its ``eval`` rows."""
+
+    def __init__(
+        self,
+        config: str,
+        split: str,
+        task: Task,
+        keys: LeakageKeys,
+        reference: ReferenceKeys | None,
+        columns: set[str],
+    ) -> None:
+        self.where, self.split, self.length = f"{config} {split}", split, config.split("/", 1)[1]
+        self.task, self.keys, self.reference = task, keys, reference
+        keyed = dict.fromkeys([*task.leakage_columns, *task.leakage.columns])
+        self.keyed = [c for c in keyed if c in columns]
+        self.referenced = (
+            [c for c in dict.fromkeys([*reference.rule.columns, *reference.rule.scanned]) if c in columns]
+            if reference is not None and split == "dev"
+            else []
+        )
+        self.columns = [*self.keyed, *self.referenced]
+        self.leaked: list[str] = []
+
+    def add(self, batch: Mapping[str, list], first: int, n: int) -> None:
+        for i in range(n):
+            keys = self.task.leakage_keys({c: batch[c][i] for c in self.keyed})
+            self.keys.add(keys, self.split, self.length)
+            if not self.referenced:
+                continue
+            shared = self.reference.leaked({c: batch[c][i] for c in self.referenced})
+            if shared:
+                self.leaked.append(f"row {first + i} ({shared})")
+
+    @property
+    def leaked_count(self) -> int | None:
+        return len(self.leaked) if self.referenced else None
+
+    def violations(self, rows: int) -> list[Violation]:
+        if not self.leaked:
+            return []
+        reference = self.reference
+        message = (
+            f"{len(self.leaked)} of {rows} rows share a key, value or needle with the eval rows of "
+            f"{reference.task} ({', '.join(reference.lengths)}): {_examples(self.leaked)}"
+        )
+        return [Violation("leakage", self.where, message)]
+
+
+class _Budget(_Collector):
+    """Inputs over the budget under the config's tokenizer (with ``chat``: the user turn rendered with
+    that template, and rows not fitted under it), and the largest input in tokens."""
+
+    def __init__(self, where: str, budget: InputBudget, counter, chat: ChatTemplate | None) -> None:
+        self.where, self.budget, self.counter, self.chat = where, budget, counter, chat
+        self.columns = ["input", *(["answer_prefix", CHAT_TEMPLATE_COLUMN] if chat else [])]
+        self.over: list[str] = []
+        self.unfitted: list[str] = []
+        self.max_tokens: int | None = None
+
+    def add(self, batch: Mapping[str, list], first: int, n: int) -> None:
+        chat = self.chat
+        if chat:
+            self.unfitted += [
+                str(first + i) for i, t in enumerate(batch[CHAT_TEMPLATE_COLUMN]) if t != chat.identity
+            ]
+            prompts = [
+                chat.render(user_turn({"input": t, "answer_prefix": p}))
+                for t, p in zip(batch["input"], batch["answer_prefix"], strict=True)
+            ]
+            counts = self.counter.count_batch(prompts, special=False)
+        else:
+            counts = self.counter.count_batch(batch["input"])
+        self.max_tokens = max([*counts, self.max_tokens or 0])
+        self.over += [f"row {first + i} ({c})" for i, c in enumerate(counts) if c > self.budget.limit]
+
+    def violations(self, rows: int) -> list[Violation]:
+        found = []
+        if self.unfitted:
+            message = (
+                f"{len(self.unfitted)} of {rows} chat-mode rows were not fitted under the build's chat "
+                f"template {self.chat.identity}: rows {_examples(self.unfitted)}"
+            )
+            found.append(Violation("budget", self.where, message))
+        if self.over:
+            budget = self.budget
+            tolerance = f" + {budget.tolerance} tolerance" if budget.tolerance else ""
+            limit = f"{budget.tokens} tokens{tolerance}"
+            message = (
+                f"{len(self.over)} of {rows} inputs exceed {limit} ({budget.rule}) under "
+                f"{self.counter.name}: {_examples(self.over)}"
+            )
+            found.append(Violation("budget", self.where, message))
+        return found
 
 
 def check_split(
@@ -300,94 +446,21 @@ def check_split(
     """
     where = f"{config} {split}"
     columns = set(dataset.column_names)
-    nonempty = [c for c in task.nonempty_columns if c in columns]
-    keyed = [c for c in dict.fromkeys([*task.leakage_columns, *task.leakage.columns]) if c in columns]
-    truncated = "input_truncated" in columns
-    referenced = (
-        [c for c in dict.fromkeys([*reference.rule.columns, *reference.rule.scanned]) if c in columns]
-        if reference is not None and split == "dev"
-        else []
-    )
-    chat_columns = ["answer_prefix", CHAT_TEMPLATE_COLUMN] if chat and budget else []
-    wanted = sorted(
-        {
-            *nonempty,
-            *keyed,
-            *referenced,
-            *(["input"] if budget else []),
-            *(["input_truncated"] if truncated else []),
-            *chat_columns,
-        }
-    )
-    empty: dict[str, list[str]] = defaultdict(list)
-    over: list[str] = []
-    unfitted: list[str] = []
-    leaked: list[str] = []
-    max_tokens = None
-    over_length = 0 if truncated else None
+    cut = _CutToFit(columns)
+    leaks = _Leakage(config, split, task, leakage, reference, columns)
+    sizing = _Budget(where, budget, counter, chat) if budget else None
+    collectors = [cut, _EmptyValues(where, task, columns), leaks, *([sizing] if sizing else [])]
+    wanted = sorted({c for collector in collectors for c in collector.columns})
     row = 0
     for batch in dataset.select_columns(wanted).iter(batch_size=batch_size):
         n = len(batch[wanted[0]])
-        if truncated:
-            over_length += sum(batch["input_truncated"])
-        for name in nonempty:
-            empty[name] += [str(row + i) for i, v in enumerate(batch[name]) if is_empty(v)]
-        for i in range(n):
-            leakage.add(task.leakage_keys({c: batch[c][i] for c in keyed}), split, config.split("/", 1)[1])
-            shared = reference.leaked({c: batch[c][i] for c in referenced}) if referenced else None
-            if shared:
-                leaked.append(f"row {row + i} ({shared})")
-        if budget and chat:
-            unfitted += [
-                str(row + i) for i, t in enumerate(batch[CHAT_TEMPLATE_COLUMN]) if t != chat.identity
-            ]
-            prompts = [
-                chat.render(user_turn({"input": t, "answer_prefix": p}))
-                for t, p in zip(batch["input"], batch["answer_prefix"], strict=True)
-            ]
-            counts = counter.count_batch(prompts, special=False)
-            max_tokens = max([*counts, max_tokens or 0])
-            over += [f"row {row + i} ({c})" for i, c in enumerate(counts) if c > budget.limit]
-        elif budget:
-            counts = counter.count_batch(batch["input"])
-            max_tokens = max([*counts, max_tokens or 0])
-            over += [f"row {row + i} ({c})" for i, c in enumerate(counts) if c > budget.limit]
+        for collector in collectors:
+            collector.add(batch, row, n)
         row += n
-    found = [
-        Violation("empty", where, f"{len(rows)} of {row} rows have an empty {name!r}: rows {_examples(rows)}")
-        for name, rows in empty.items()
-        if rows
-    ]
-    if leaked:
-        found.append(
-            Violation(
-                "leakage",
-                where,
-                f"{len(leaked)} of {row} rows share a key, value or needle with the eval rows of "
-                f"{reference.task} ({', '.join(reference.lengths)}): {_examples(leaked)}",
-            )
-        )
-    if unfitted:
-        found.append(
-            Violation(
-                "budget",
-                where,
-                f"{len(unfitted)} of {row} chat-mode rows were not fitted under the build's chat template "
-                f"{chat.identity}: rows {_examples(unfitted)}",
-            )
-        )
-    if over:
-        limit = f"{budget.tokens} tokens" + (f" + {budget.tolerance} tolerance" if budget.tolerance else "")
-        found.append(
-            Violation(
-                "budget",
-                where,
-                f"{len(over)} of {row} inputs exceed {limit} ({budget.rule}) under {counter.name}: "
-                f"{_examples(over)}",
-            )
-        )
-    result = SplitResult(config, split, row, expected, budget, max_tokens, over_length)
-    return replace(result, leaked=len(leaked) if referenced else None), found
+    found = [v for collector in collectors for v in collector.violations(row)]
+    max_tokens = sizing.max_tokens if sizing else None
+    result = SplitResult(config, split, row, expected, budget, max_tokens, cut.count)
+    return replace(result, leaked=leaks.leaked_count), found
 
 
 def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:

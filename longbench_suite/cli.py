@@ -5,55 +5,101 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
+from . import options
 from ._version import __version__
+from .errors import UsageError
 
 
-def _demo_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="use the offline sandbox: its sample sources and, unless --tokenizer/--pretruncation-tokenizer "
-        "are given, its BPE tokenizer (written on first use under --cache-dir or HF_HOME)",
-    )
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line naming the option and what is wrong (exit status 2, as every other
+    refused value), not the usage text."""
+
+    def error(self, message: str):
+        raise UsageError(f"{self.prog}: error: {message} (see {self.prog} --help)")
+
+
+#: the options whose values the library checks (:func:`_check_value`), by ``dest``
+CHECKED_OPTIONS = frozenset(
+    {
+        "max_input_tokens",
+        "num_proc",
+        "holdout_fraction",
+        "limit",
+        "concurrency",
+        "max_retries",
+        "timeout",
+        "max_shard_size",
+    }
+)
+
+
+def _check_value(dest: str, value: Any) -> None:
+    """The library's own check of an option's value (imported only when the option is given)."""
+    if dest == "max_input_tokens":
+        from .fit.rules import check_max_input_tokens
+
+        check_max_input_tokens(value)
+    elif dest == "num_proc":
+        from .api import check_num_proc
+
+        check_num_proc(value)
+    elif dest == "holdout_fraction":
+        from .training.holdout import check_options
+
+        check_options(None, value)
+    elif dest == "limit":
+        from .predict.run import check_limit
+
+        check_limit(value)
+    elif dest in ("concurrency", "max_retries", "timeout"):
+        from .predict.run import check_requests
+
+        check_requests(**{dest: value})
+    elif dest == "max_shard_size":
+        from .publish.hub import check_max_shard_size
+
+        check_max_shard_size(value)
+
+
+def _checked(parse: Callable[[str], Any], dest: str) -> Callable[[str], Any]:
+    """An argparse ``type``: the text read by ``parse`` (``int``, ``float``, ``str``), then refused by
+    the library's check of the value as argparse refuses a malformed one: one line naming the option,
+    before anything runs."""
+
+    def convert(text: str):
+        from .errors import SuiteError
+
+        try:
+            value = parse(text)
+        except ValueError:
+            kind = "an integer" if parse is int else "a number"
+            raise argparse.ArgumentTypeError(f"not {kind}: {text!r}") from None
+        try:
+            _check_value(dest, value)
+        except SuiteError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+        return value
+
+    return convert
+
+
+def _check_values_when_parsed(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Give every option of ``parser`` and its commands that the library checks a checking ``type``."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for command in action.choices.values():
+                _check_values_when_parsed(command)
+        elif action.option_strings and action.dest in CHECKED_OPTIONS:
+            action.type = _checked(action.type or str, action.dest)
+    return parser
 
 
 def _source_options(parser: argparse.ArgumentParser) -> None:
-    _demo_option(parser)
-    parser.add_argument(
-        "--mirror", help="mirror directory or http(s) base URL (default: $LONGBENCH_SUITE_MIRROR)"
-    )
-    parser.add_argument(
-        "--data-dir", help="folder with source files you already have, in their upstream layout"
-    )
-    parser.add_argument(
-        "--tokenizer",
-        help="tokenizer spec: tokenizer.json path or directory, Hub repo id, tiktoken encoding, 'words' or "
-        "'chars' (default: the benchmark's own, e.g. meta-llama/Llama-2-7b-hf)",
-    )
-    parser.add_argument(
-        "--pretruncation-tokenizer",
-        help="tokenizer that pre-cuts documents before rendering, for tasks with that step (HELMET's "
-        "long-document tasks; default meta-llama/Llama-2-7b-hf whatever --tokenizer is)",
-    )
-    parser.add_argument("--max-input-tokens", type=int, help="cut every input to this many tokens")
-    parser.add_argument(
-        "--chat-template",
-        help="fit chat-mode rows under this chat template, as HELMET does: 'tokenizer' (the tokenizer's "
-        "own), a built-in name (llama-2-chat, chatml), a .jinja file or a tokenizer_config.json",
-    )
-    parser.add_argument(
-        "--cache-dir", help="datasets cache directory (default: the Hugging Face datasets cache)"
-    )
-    parser.add_argument(
-        "--generate",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="an option of the generated gen_* configs, repeatable: seed=7, rows=100, haystack=noise, "
-        "recipe=ruler, essay=PATH (docs/generate.md)",
-    )
+    """The shared build options: one flag per :class:`~longbench_suite.options.BuildOptions` field."""
+    options.add_arguments(parser)
 
 
 def _num_proc_option(parser: argparse.ArgumentParser) -> None:
@@ -97,7 +143,7 @@ def _publish_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="longbench-suite",
         description="Long-context benchmarks (HELMET-derived, LongBench, LV-Eval, Ada-LEval) "
         "as Hugging Face datasets.",
@@ -110,7 +156,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("info", help="describe one config: task, budget, splits, sources, template")
     p.add_argument("config", help="config name, e.g. nq_32k or helmet/nq_32k")
-    _demo_option(p)
+    options.add_arguments(p, ("demo",))
     p.add_argument("--cache-dir", help="with --demo: the cache holding the sandbox (default: HF_HOME's)")
 
     p = commands.add_parser(
@@ -134,12 +180,16 @@ def _parser() -> argparse.ArgumentParser:
         help="with --split dev: only this side of a stable hold-out of dev (see --holdout-fraction)",
     )
     p.add_argument(
-        "--holdout-fraction", type=float, default=0.05, metavar="F", help="the hold-out's share of dev (0.05)"
+        "--holdout-fraction",
+        type=float,
+        default=options.DEFAULT_HOLDOUT_FRACTION,
+        metavar="F",
+        help=f"the hold-out's share of dev ({options.DEFAULT_HOLDOUT_FRACTION})",
     )
     p.add_argument(
         "--over-length",
-        choices=("truncate", "skip"),
-        default="truncate",
+        choices=options.OVER_LENGTH,
+        default=options.OVER_LENGTH[0],
         help="skip: leave out the rows whose prompt had to be cut to fit the budget (default: keep them cut)",
     )
     _source_options(p)
@@ -336,7 +386,7 @@ def _parser() -> argparse.ArgumentParser:
         "recorded, else the directory's name)",
     )
     p.add_argument("--no-plot", action="store_true", help="no compare.png (needs no matplotlib)")
-    return parser
+    return _check_values_when_parsed(parser)
 
 
 def _cmd_list(args) -> int:
@@ -401,39 +451,9 @@ def _remote(source):
     return source.archive if isinstance(source, Member) else source
 
 
-def _source_kwargs(args) -> dict:
-    """What ``_source_options`` parsed, as ``get_builder`` keywords."""
-    names = (
-        "tokenizer",
-        "mirror",
-        "data_dir",
-        "cache_dir",
-        "max_input_tokens",
-        "pretruncation_tokenizer",
-        "chat_template",
-        "demo",
-    )
-    return {name: getattr(args, name) for name in names} | {"generate": generate_options(args.generate)}
-
-
-def generate_options(pairs: Sequence[str]) -> dict | None:
-    """``--generate KEY=VALUE`` pairs as the ``generate`` option: numbers and ``null`` as JSON reads them,
-    anything else as text."""
-    import json
-
-    from .errors import OptionError
-
-    options = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise OptionError(f"--generate {pair!r}: expected KEY=VALUE, e.g. --generate seed=7")
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        options[key] = parsed if parsed is None or isinstance(parsed, int | float) else value
-    return options or None
+def _build_options(args) -> options.BuildOptions:
+    """What ``_source_options`` parsed."""
+    return options.from_arguments(args)
 
 
 def _prepared_builders(args) -> list:
@@ -441,7 +461,8 @@ def _prepared_builders(args) -> list:
     from . import api
 
     num_proc = api.check_num_proc(getattr(args, "num_proc", None))
-    builders = [api.get_builder(name, **_source_kwargs(args)) for name in args.configs]
+    build = _build_options(args)
+    builders = [api.get_builder(name, options=build) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders, num_proc=num_proc)
@@ -455,10 +476,9 @@ def _cmd_build(args) -> int:
     if args.output and (len(args.configs) != 1 or not args.split):
         raise SystemExit("longbench-suite build: --output needs exactly one CONFIG and --split")
     if args.output:
-        from .builder import mirror_identity
         from .outputs import check_output_file
 
-        readonly = (args.data_dir, mirror_identity(args.mirror))
+        readonly = (args.data_dir, options.mirror_identity(args.mirror))
         check_output_file(args.output, (".jsonl", ".parquet"), readonly=readonly)
     views = dict(holdout=args.holdout, holdout_fraction=args.holdout_fraction, over_length=args.over_length)
     api.check_views(args.split, **views)
@@ -473,7 +493,7 @@ def _cmd_build(args) -> int:
         for split, dataset in splits.items():
             dataset = api.apply_views(dataset, qualified, split, key=key, **views)
             if args.stats:
-                stats.append(split_stats(qualified, split, dataset, builder._tokenizer))
+                stats.append(split_stats(qualified, split, dataset, builder.loaded_tokenizer))
             else:
                 print(f"{qualified}\t{split}\t{len(dataset)} rows\t{builder.cache_dir}")
             if args.output:
@@ -505,9 +525,10 @@ def _cmd_score(args) -> int:
     from .predict import record as run_record
     from .predict.run import check_split_name
 
-    options, record = _source_kwargs(args), None
+    build, record = _build_options(args), None
+    source = os.path.join(args.predictions[0], run_record.RUN_FILE)  # the record a folder holds
     if len(args.predictions) == 1 and os.path.isdir(args.predictions[0]):
-        configs, paths, split, options, record = _recorded_run(args, options)
+        configs, paths, split, build, record = _recorded_run(args, build)
     else:
         configs, paths, split = args.configs, args.predictions, args.split or "eval"
         if len(paths) != len(configs):
@@ -516,17 +537,17 @@ def _cmd_score(args) -> int:
                 f"longbench-suite score: {given}; give one predictions file per config, or a predict "
                 "output folder"
             )
-        recorded = _recorded_files(args, configs, paths, options)
+        recorded = _recorded_files(args, configs, paths, build)
         if recorded is not None:
-            split, options, record = recorded
+            split, build, record, source = recorded
     check_split_name(split)
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
-    builders = [api.get_builder(name, **options) for name in configs]
+    builders = [api.get_builder(name, options=build) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
-        run_record.check_identities(record, options, builders, os.path.join(args.predictions[0], "run.json"))
+        run_record.check_identities(record, build, builders, source)
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
@@ -568,7 +589,7 @@ def _cmd_score(args) -> int:
     return 0
 
 
-def _recorded_run(args, given: dict):
+def _recorded_run(args, given: options.BuildOptions):
     """What ``score --predictions DIR`` scores: the configs, files, split and build options DIR/run.json
     records (options given must agree with them)."""
     from . import registry
@@ -589,11 +610,11 @@ def _recorded_run(args, given: dict):
         configs = ["/".join(registry.resolve(name)) for name in args.configs]
         for config in (c for c in configs if c not in files):
             raise OptionError(f"{source}: the run has no predictions of {config} (it has {', '.join(files)})")
-    split, options = _recorded_split_and_options(args, record, given, source)
-    return configs, [files[c] for c in configs], split, options, record
+    split, build = _recorded_split_and_options(args, record, given, source)
+    return configs, [files[c] for c in configs], split, build, record
 
 
-def _recorded_files(args, configs, paths, given: dict):
+def _recorded_files(args, configs, paths, given: options.BuildOptions):
     """``score CONFIG --predictions FILE`` where each FILE is one a predict output folder's run.json
     lists: its split and build options, as for ``--predictions DIR``; ``None`` where no record lists
     them."""
@@ -614,10 +635,10 @@ def _recorded_files(args, configs, paths, given: dict):
         if "/".join(registry.resolve(name)) != config:
             raise OptionError(f"{path}: {source} lists it as the predictions of {config}, not of {name}")
     record = found[0][1]
-    return (*_recorded_split_and_options(args, record, given, source), record)
+    return (*_recorded_split_and_options(args, record, given, source), record, source)
 
 
-def _recorded_split_and_options(args, record: dict, given: dict, source: str):
+def _recorded_split_and_options(args, record: dict, given: options.BuildOptions, source: str):
     from .predict import record as run_record
 
     if args.split is not None and args.split != record["split"]:
@@ -679,13 +700,13 @@ def _run_predict(args, predict, judges):
         judges=judges,
         plot=not args.no_plot,
         progress=False if args.no_progress else None,
-        **_source_kwargs(args),
+        options=_build_options(args),
     )
 
 
 def _publish_kwargs(args) -> dict:
     return {
-        **_source_kwargs(args),
+        "options": _build_options(args),
         "max_shard_size": args.max_shard_size,
         "histogram": not args.no_histogram,
         "holdout_fraction": args.holdout_fraction,
@@ -763,17 +784,17 @@ def _cmd_check(args) -> int:
     from . import api
     from .check import check, expand_targets
 
-    builders = [api.get_builder(name, **_source_kwargs(args)) for name in expand_targets(args.targets)]
+    build = _build_options(args)
+    builders = [api.get_builder(name, options=build) for name in expand_targets(args.targets)]
     report = check(builders)
     print(report.format())
     return 0 if report.ok else 1
 
 
 def _cmd_demo(args) -> int:
-    from . import demo
     from .publish.stats import stats_table
 
-    results, mirror, tokenizer = demo.run(args.cache_dir)
+    results, mirror, tokenizer = _build_demo(args.cache_dir)
     print(stats_table(results))
     print(f"\nSample sources (upstream layouts): {mirror}")
     print(f"Tokens counted with the demo's BPE tokenizer: {tokenizer}")
@@ -787,6 +808,36 @@ def _cmd_demo(args) -> int:
         " HF_TOKEN or pass --tokenizer) and Ada-LEval's lengths to tiktoken's cl100k_base."
     )
     return 0
+
+
+def _build_demo(cache_dir: str | None):
+    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
+    import logging
+
+    from . import registry
+    from .api import load_dataset
+    from .demo import offline_options
+    from .fit.tokenizers import load_tokenizer
+    from .publish.stats import split_stats
+
+    logger = logging.getLogger("longbench_suite")
+    options = offline_options(cache_dir)
+    mirror, tokenizer = options["mirror"], options["tokenizer"]
+    counter = load_tokenizer(tokenizer)
+    samples = {b: registry.samples(b) for b in registry.benchmark_names()}
+    configs = [(b, config, None) for b, module in samples.items() for config in module.DEMO_CONFIGS]
+    configs += [
+        (b, config, generate)
+        for b, module in samples.items()
+        for config, generate in getattr(module, "DEMO_GENERATED", {}).items()
+    ]
+    results = []
+    for n, (bench, config, generate) in enumerate(configs, start=1):
+        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
+        splits = load_dataset(bench, config, demo=True, cache_dir=cache_dir, generate=generate)
+        for split, dataset in splits.items():
+            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
+    return results, mirror, tokenizer
 
 
 def _cmd_compare(args) -> int:
@@ -835,7 +886,11 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    try:
+        args = _parser().parse_args(argv)
+    except UsageError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.command == "demo":
         # The demo never needs the network; make sure no library tries it.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")

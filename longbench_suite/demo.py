@@ -7,6 +7,8 @@ It writes a small mirror of synthetic sources in the exact upstream layouts into
 trains a small BPE tokenizer (the real default, Llama-2, is gated and needs the Hub), and builds a few
 configs of every benchmark through the same download, parsing, partition and truncation code that
 real data goes through. Any build can use that sandbox: ``demo=True`` / ``--demo`` (:func:`sandbox_options`).
+This module writes the sandbox; the command builds the configs (``cli``), through ``load_dataset``,
+which uses this module, so it cannot import the API back.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import os
 from . import registry
 from ._version import __version__
 from .errors import OptionError
-from .publish.stats import SplitStats, split_stats
 from .source.manifest import MANIFEST_NAME, SampleManifest, read_manifest, write_manifest
 
 logger = logging.getLogger("longbench_suite")
@@ -36,10 +37,10 @@ def _samples(bench: str):
 
 def _writer_digest(scale: str) -> str:
     """Identity of the code that writes the samples: a sandbox written by other code is written again."""
-    from . import synthetic
+    from . import samplefiles
 
     h = hashlib.sha256(f"{__version__}\0{scale}".encode())
-    paths = [synthetic.__file__]
+    paths = [samplefiles.__file__]
     for bench in registry.benchmark_names():
         module = _samples(bench)
         if os.path.basename(module.__file__) == "__init__.py":  # a samples/ package
@@ -90,7 +91,7 @@ def offline_options(cache_dir: str | None = None) -> dict:
     """``mirror``/``tokenizer``/``pretruncation_tokenizer``/``cache_dir`` options that build every config
     offline from sample data (written, with the demo tokenizer, into the cache directory on first use):
     what ``demo=True`` (``--demo``) stands for."""
-    from .synthetic import train_demo_tokenizer
+    from .samplefiles import train_demo_tokenizer
 
     root = demo_root(cache_dir)
     mirror = os.path.join(root, "mirror")
@@ -129,26 +130,3 @@ def sandbox_options(
             pretruncation_tokenizer if pretruncation_tokenizer is not None else sandbox["tokenizer"]
         ),
     }
-
-
-def run(cache_dir: str | None = None) -> tuple[list[SplitStats], str, str]:
-    """Build the demo configs; returns their statistics, the mirror and the tokenizer used."""
-    from .api import load_dataset
-    from .fit.tokenizers import load_tokenizer
-
-    options = offline_options(cache_dir)
-    mirror, tokenizer = options["mirror"], options["tokenizer"]
-    counter = load_tokenizer(tokenizer)
-    results: list[SplitStats] = []
-    configs = [(b, config, None) for b in registry.benchmark_names() for config in _samples(b).DEMO_CONFIGS]
-    configs += [
-        (b, config, generate)
-        for b in registry.benchmark_names()
-        for config, generate in getattr(_samples(b), "DEMO_GENERATED", {}).items()
-    ]
-    for n, (bench, config, generate) in enumerate(configs, start=1):
-        logger.info("[%d/%d] building %s/%s from the sample mirror", n, len(configs), bench, config)
-        splits = load_dataset(bench, config, demo=True, cache_dir=cache_dir, generate=generate)
-        for split, dataset in splits.items():
-            results.append(split_stats(f"{bench}/{config}", split, dataset, counter))
-    return results, mirror, tokenizer

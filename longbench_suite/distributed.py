@@ -23,8 +23,9 @@ import socket
 import uuid
 from collections.abc import Callable, Sequence
 
-from . import api
+from . import api, datasets_hooks
 from .errors import MissingDependencyError, OptionError, SuiteError
+from .options import BuildOptions
 
 #: the engines ``export`` and ``prepare`` know
 ENGINES = ("local", "ray")
@@ -57,8 +58,8 @@ def _ray():
     return ray
 
 
-def prepare(names: Sequence[str], options: dict, *, address: str | None = None) -> None:
-    """Build the configs ``names`` (qualified, ``"helmet/nq_8k"``) with ``options`` (``get_builder``'s)
+def prepare(names: Sequence[str], options: BuildOptions, *, address: str | None = None) -> None:
+    """Build the configs ``names`` (qualified, ``"helmet/nq_8k"``) with the build ``options``
     into the ``datasets`` cache, each shard of each split a task on the Ray cluster at ``address``.
 
     Without ``address`` the cluster this process is connected to is used, else ``ray.init``'s own choice
@@ -68,16 +69,16 @@ def prepare(names: Sequence[str], options: dict, *, address: str | None = None) 
     ray = _ray()
     started = _connect(ray, address)
     try:
-        builders = [api.get_builder(name, **options) for name in names]
+        builders = [api.get_builder(name, options=options) for name in names]
         api.prefetch(builders)
         run = uuid.uuid4().hex
         build_shard = ray.remote(_build_shard)
         submitted = []
         for name, builder in zip(names, builders, strict=True):
-            if _already_prepared(builder):
+            if datasets_hooks.is_prepared(builder):
                 continue
             tasks = {}
-            for generator in builder._split_generators(api.download_manager(builder)):
+            for generator in datasets_hooks.split_generators(builder, api.download_manager(builder)):
                 kwargs = generator.gen_kwargs
                 for shard in kwargs["shards"]:
                     tasks[kwargs["split"], shard] = build_shard.remote(
@@ -126,12 +127,6 @@ def _reachable(address: str | None, timeout: float = 10.0) -> None:
         ) from None
 
 
-def _already_prepared(builder) -> bool:
-    from datasets import config
-
-    return builder._fs.exists(f"{builder._output_dir}/{config.DATASET_INFO_FILENAME}")
-
-
 def _take(ray, tasks: dict) -> Callable[[str, int], list[dict]]:
     """The rows of ``(split, shard)`` from its task, each taken once (then freed from the object store)."""
 
@@ -151,14 +146,16 @@ def _take(ray, tasks: dict) -> Callable[[str, int], list[dict]]:
     return rows
 
 
-def _build_shard(run: str, name: str, options: dict, split: str, shard: int, num_shards: int) -> list[dict]:
+def _build_shard(
+    run: str, name: str, options: BuildOptions, split: str, shard: int, num_shards: int
+) -> list[dict]:
     """On a worker: the finished rows of shard ``shard`` of ``split`` of config ``name``."""
     key = (run, name)
     if key not in _WORKER_BUILDERS:
         _WORKER_BUILDERS.clear()  # one config's builder at a time: plans of past configs are not kept
-        builder = api.get_builder(name, **options)
-        with api._unwrapped_errors(builder._cache_dir_root):
-            generators = builder._split_generators(api.download_manager(builder))
+        builder = api.get_builder(name, options=options)
+        with api._unwrapped_errors(builder.cache_root):
+            generators = datasets_hooks.split_generators(builder, api.download_manager(builder))
         _WORKER_BUILDERS[key] = builder, {g.gen_kwargs["split"]: g.gen_kwargs for g in generators}
     builder, kwargs = _WORKER_BUILDERS[key]
     if split not in kwargs or kwargs[split]["num_shards"] != num_shards:
@@ -166,5 +163,5 @@ def _build_shard(run: str, name: str, options: dict, split: str, shard: int, num
             f"{name}: a Ray worker sees other sources than the driver ({split!r} split, {num_shards} "
             "shards on the driver); give every node the same mirror, data_dir and library version"
         )
-    with api._unwrapped_errors(builder._cache_dir_root):
-        return [row for _, row in builder._generate_examples(**{**kwargs[split], "shards": [shard]})]
+    with api._unwrapped_errors(builder.cache_root):
+        return list(datasets_hooks.shard_rows(builder, {**kwargs[split], "shards": [shard]}))

@@ -22,6 +22,36 @@ class OptionError(SuiteError, ValueError):
     """An option value out of its range (names the option)."""
 
 
+class UsageError(OptionError):
+    """A command line the CLI's parser refuses (a bad number or choice, a missing argument), printed as
+    one line naming the option."""
+
+
+class UnsupportedOptionError(SuiteError, TypeError):
+    """A keyword that does not apply where it is given: a suite option for another dataset, or an
+    argument no suite config takes."""
+
+
+class ChatTemplateError(OptionError):
+    """A chat template that cannot be read or rendered."""
+
+
+class RunMismatchError(OptionError):
+    """Options that contradict the run record of an output folder (names both values)."""
+
+
+class TrainingLengthError(SuiteError, ValueError):
+    """A trainer setting that would cut or drop examples."""
+
+
+class BudgetError(SuiteError, ValueError):
+    """The parts of a prompt that may not be cut already exceed the token budget."""
+
+
+class TemplateError(SuiteError, ValueError):
+    """A dataset-card template that is missing or lacks a required marker."""
+
+
 class SplitUnavailableError(SuiteError, ValueError):
     """A split that upstream cannot supply for this config (e.g. LV-Eval has no dev data)."""
 
@@ -69,6 +99,10 @@ class DataFormatError(SuiteError, ValueError):
 class ShortSourceError(DataFormatError):
     """A source that holds fewer (or more) records than it is declared to hold, or a text file cut
     inside a line: a copy served short, which must fail rather than build fewer rows."""
+
+
+class CorruptArchiveError(SourceError):
+    """An archive that cannot be read to the end."""
 
 
 class TokenizerLoadError(SuiteError, ValueError):
@@ -127,3 +161,14 @@ def first_lone_surrogate(text: str) -> int | None:
 
 class GenerationError(SuiteError, RuntimeError):
     """A model that could not produce a prediction (an endpoint that keeps failing, a bad model path)."""
+
+
+# -- not a user's error ---------------------------------------------------------------------------
+
+
+class RowAssemblyError(RuntimeError):
+    """A task's declaration and its instances do not add up to its schema (a bug, not bad data)."""
+
+
+class ShortBodyError(ConnectionResetError):
+    """A response that ended before the length the server announced (retried, from where it ended)."""

@@ -151,19 +151,36 @@ class Memo(Generic[T]):
         cache_root: str | None = None,
     ) -> T:
         """The result for ``what`` over ``inputs``: from memory, from disk, or ``compute()``."""
-        identities = [_identity(item) for item in inputs]
-        key = self._key(what, identities)
-        found = self._memory.get(key, _MISSING)
-        if found is not _MISSING:
-            return found
-        durable = all(durable for _, durable in identities)
-        path = self._path(key, cache_root) if durable else None
-        value = self._read(path) if path else _MISSING
+        key, path = self._locate(what, inputs, cache_root)
+        value = self._lookup(key, path)
         if value is _MISSING:
             value = compute()
             if path:
                 self._write(path, value)
-        self._memory.put(key, value)
+            self._memory.put(key, value)
+        return value
+
+    def stored(self, what: Hashable, inputs: Sequence[object], *, cache_root: str | None = None) -> T | None:
+        """The result already computed for ``what`` over ``inputs``, in memory or on disk (then kept in
+        memory), or ``None``: never computes (a caller may skip reading what ``compute`` would read)."""
+        value = self._lookup(*self._locate(what, inputs, cache_root))
+        return None if value is _MISSING else value
+
+    def _locate(self, what: Hashable, inputs: Sequence[object], cache_root: str | None) -> tuple:
+        """The key of ``what`` over ``inputs``, and its file when it may be kept on disk."""
+        identities = [_identity(item) for item in inputs]
+        key = self._key(what, identities)
+        durable = all(durable for _, durable in identities)
+        return key, self._path(key, cache_root) if durable else None
+
+    def _lookup(self, key: str, path: str | None) -> Any:
+        """The result in memory, else on disk (then kept in memory), else :data:`_MISSING`."""
+        found = self._memory.get(key, _MISSING)
+        if found is not _MISSING or not path:
+            return found
+        value = self._read(path)
+        if value is not _MISSING:
+            self._memory.put(key, value)
         return value
 
     def peek(self, what: Hashable, inputs: Sequence[object]) -> T | None:

@@ -74,7 +74,3 @@ class PromptTemplate:
     def render_completion(self, fields: Mapping[str, object]) -> str:
         """The completion-mode prompt, identical to upstream's ``(user + sep + prefix).format(**fields)``."""
         return self.render_user(fields) + self.render_suffix(fields)
-
-    def render_chat(self, fields: Mapping[str, object]) -> list[dict[str, str]]:
-        """The chat-mode rendering: one user turn, no system message, no answer prefix."""
-        return [{"role": "user", "content": self.render_user(fields)}]

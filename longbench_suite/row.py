@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import datasets
 
+from .errors import RowAssemblyError
+
 if TYPE_CHECKING:
     from .instance import Instance
     from .task import Task
@@ -43,10 +45,6 @@ CHAT_TEMPLATE_COLUMN = "chat_template"
 def features(**benchmark_specific: datasets.features.FeatureType) -> datasets.Features:
     """The common columns followed by a benchmark's own."""
     return datasets.Features({**COMMON_FEATURES, **benchmark_specific})
-
-
-class RowAssemblyError(RuntimeError):
-    """A task's declaration and its instances do not add up to its schema (a bug, not bad data)."""
 
 
 def make_row(

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, ClassVar
 
 import datasets
 
+from .decoding import GREEDY, Generation
 from .errors import OptionError
 from .fit.chat import ChatTemplate
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
-from .generation import GREEDY, Generation
 from .instance import Instance, Plan
 from .partition.leakage import DEFAULT_RULE, LeakageRule
 from .render import PromptTemplate
@@ -29,9 +29,6 @@ from .row import COMMON_FEATURES
 from .source import FileRef, Source
 
 SPLITS = ("dev", "eval")
-
-#: the declaration fields every task must set (checked when its benchmark is declared)
-DECLARED = ("template", "fit", "metric", "category", "use_chat_template", "max_new_tokens")
 
 
 @dataclass(frozen=True)
@@ -50,50 +47,59 @@ class BuildEnv:
     generate: Mapping[str, Any] | None = None
     #: the chat template chat-mode user turns are fitted under (``chat_template=``); ``None``: none
     chat_template: ChatTemplate | None = None
+    #: where the sources come from: the mirror, ``data_dir`` and the size and mtime of the local files
+    #: a config reads (a result derived from the sources and kept across builds is keyed by it)
+    source_identity: str = "-"
 
 
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Task(ABC):
     """One upstream task. Subclasses are families (RAG, ICL, ...); instances are declarations.
 
-    Declaration fields (subclasses set them, most as dataclass fields):
-
-    - ``name``, ``lengths``, ``description``;
-    - ``template``: the prompt (:class:`~longbench_suite.render.PromptTemplate`);
-    - ``fit``: how the prompt meets its token budget (:mod:`longbench_suite.fit.rules`);
-    - ``metric``: the name of the task's scoring in its benchmark's ``metrics`` module;
-    - ``category``: the group the benchmark reports the task in;
-    - ``first_line``: the scorer keeps only a prediction's first line (LongBench's few-shot tasks);
-    - ``use_chat_template``: upstream's chat (``True``) or completion (``False``) mode;
-    - ``max_new_tokens``: upstream's generation length;
-    - ``generation``: upstream's stop strings and decoding (:class:`~longbench_suite.generation.Generation`;
-      default greedy, no stop strings).
+    Every declaration field is declared here, once. A benchmark's base class adds only its own fields
+    and may redeclare one of these to give it the benchmark's default (HELMET's ``fit``, LV-Eval's
+    ``use_chat_template``). A field without a default must be given where the task is declared: a
+    task that leaves one out (or sets it to ``None``) cannot be created, so its module fails to import.
     """
 
     name: str
+    #: the lengths the task has configs at; ``()`` for a generator, which accepts any (:meth:`accepts_length`)
     lengths: tuple[str, ...]
     description: str = ""
+    #: the prompt
     template: PromptTemplate
+    #: how the prompt meets its token budget (:mod:`longbench_suite.fit.rules`)
     fit: Fit
+    #: the name of the task's scoring in its benchmark's ``metrics`` module
     metric: str
+    #: the group the benchmark reports the task in (one of its :attr:`Benchmark.categories`)
     category: str
+    #: the scorer keeps only a prediction's first line (LongBench's few-shot tasks)
     first_line: bool = False
+    #: upstream's chat (``True``) or completion (``False``) mode
     use_chat_template: bool
+    #: upstream's generation length
     max_new_tokens: int
+    #: upstream's stop strings and decoding (default greedy, no stop strings)
     generation: Generation = GREEDY
+    #: the tokenizer a config is fitted with unless the user names one
     default_tokenizer: str = ""
     #: the tokenizer that cuts documents before rendering, whatever the config's tokenizer (HELMET's
     #: Llama-2 pre-truncation); ``""``: the task has no such step
     default_pretruncation_tokenizer: str = ""
+    #: what a ``dev`` row may never share with an ``eval`` row: the one rule the builder follows and
+    #: ``longbench-suite check`` verifies
+    leakage: LeakageRule = DEFAULT_RULE
+    #: the benchmark this task belongs to (set when the benchmark is declared)
+    benchmark_name: str = field(default="", init=False, repr=False)
+
     #: a task's own row schema, for benchmarks whose tasks cannot share one (Ada-LEval's TSort and
     #: BestAnswer type ``answer`` differently); ``None`` uses the benchmark's
-    features: datasets.Features | None = None
+    features: ClassVar[datasets.Features | None] = None
     #: why a split that upstream cannot supply is missing; ``None`` means both splits exist
     missing_split_reasons: ClassVar[Mapping[str, str]] = {}
     #: columns that may never be empty (``""``, whitespace only, or ``[]``) in any row
     nonempty_columns: ClassVar[tuple[str, ...]] = ("input", "output", "answers")
-    #: what a ``dev`` row may never share with an ``eval`` row: the one rule the builder follows and
-    #: ``longbench-suite check`` verifies
-    leakage: LeakageRule = DEFAULT_RULE
     #: columns :meth:`leakage_keys` reads besides :attr:`leakage`'s (those the row schema has)
     leakage_columns: ClassVar[tuple[str, ...]] = ("query_id", "question")
     #: the column a stable hold-out of ``dev`` splits on: rows sharing it go to the same side
@@ -103,8 +109,11 @@ class Task(ABC):
     #: columns that hold the ``input``'s token count when the config's tokenizer has the given identity
     #: (``None`` under any other tokenizer)
     token_count_columns: ClassVar[Mapping[str, str]] = {}
-    #: the benchmark this task belongs to (set when the benchmark is declared)
-    benchmark_name: str = ""
+
+    def __post_init__(self) -> None:
+        unset = [name for name in DECLARED if getattr(self, name) is None]
+        if unset:
+            raise TypeError(f"{type(self).__name__} {self.name!r} declares {', '.join(unset)} as None")
 
     def config_name(self, length: str) -> str:
         return f"{self.name}_{length}"
@@ -114,8 +123,9 @@ class Task(ABC):
         builds any length: ``6k``, ``48k``, ``1m``)."""
         return False
 
-    def check_generate(self, options: Mapping[str, Any] | None) -> None:
-        """Refuse generator options (the ``generate`` argument) a task does not take."""
+    def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
+        """Refuse generator options (the ``generate`` argument) a task does not take, or a config
+        ``length`` it generates but will not (a generator's limits), before any work."""
         if options:
             raise OptionError(f"{self.name} reads its rows from upstream files; it takes no generate options")
 
@@ -153,6 +163,11 @@ class Task(ABC):
     def sources(self, length: str) -> dict[str, Source]:
         """The source files a config reads, by a name the task chooses."""
 
+    def sources_to_read(self, length: str, env: BuildEnv) -> dict[str, Source]:
+        """The :meth:`sources` this build reads: all of them, unless its options (``env.generate``) or a
+        result already cached make some unnecessary (a generator's screen against ``eval``)."""
+        return self.sources(length)
+
     #: what :meth:`dev_sources` are read for, in a few words (shown when they cannot be had)
     dev_sources_purpose = "to keep dev apart from eval"
 
@@ -174,9 +189,10 @@ class Task(ABC):
         """
         return {}
 
-    def all_sources(self, length: str) -> dict[str, Source]:
-        """Every source any split of ``length`` may read (:meth:`sources` and :meth:`split_sources`)."""
-        found = dict(self.sources(length))
+    def all_sources(self, length: str, env: BuildEnv | None = None) -> dict[str, Source]:
+        """Every source any split of ``length`` may read (:meth:`sources` and :meth:`split_sources`);
+        given a build's ``env``, only those that build reads (:meth:`sources_to_read`)."""
+        found = dict(self.sources(length) if env is None else self.sources_to_read(length, env))
         for own in self.split_sources(length).values():
             found.update(own)
         return found
@@ -268,6 +284,12 @@ class Task(ABC):
         return {}
 
 
+#: the declaration fields every task must give (those :class:`Task` has no default for)
+DECLARED = tuple(
+    f.name for f in fields(Task) if f.init and f.default is MISSING and f.default_factory is MISSING
+)
+
+
 @dataclass
 class Benchmark:
     """A benchmark: its tasks, its one row schema, and what its dataset card says."""
@@ -290,9 +312,6 @@ class Benchmark:
 
     def __post_init__(self) -> None:
         for task in self.tasks:
-            missing = [name for name in DECLARED if getattr(task, name, None) is None]
-            if missing:
-                raise ValueError(f"{self.name}/{task.name} does not declare {', '.join(missing)}")
             if self.categories and task.category not in self.categories:
                 raise ValueError(
                     f"{self.name}/{task.name}: category {task.category!r} is not one of {self.categories}"

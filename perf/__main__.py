@@ -54,7 +54,7 @@ def main() -> None:
         "gunzip": lambda: gunzip.main(0.2 if quick else 1.0, 1 if quick else 2),
         "counting": lambda: counting.main(*((2, 2, 55) if quick else (3, 6, 20))),
         "num_proc": lambda: (num_proc.main(), num_proc.main(rag_questions=150 if quick else 600)),
-        "generate": lambda: generate.main(3 if quick else 5),
+        "generate": lambda: generate.main(3 if quick else None),
         "downloads": lambda: downloads.main(100 if quick else 500),
     }
     unknown = set(args.only or ()) - set(runs)

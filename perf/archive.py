@@ -6,8 +6,8 @@ The mirror holds HELMET's sources at demo scale, with ``data.tar.gz`` grown past
 members no config reads, spread between the ones configs read (generated once into the work
 directory). It is served by ``tests/support/http_mirror.py``, which counts the bytes it sends.
 
-* **the library**: ``prepare()`` of the 65 configs that read the archive (``--all-configs``: all 105,
-  as ``longbench-suite build`` of them all), each prepared in full (Arrow files written); the bytes
+* **the library**: ``prepare()`` of the configs that read the archive (``--all-configs``: every HELMET
+  config, as ``longbench-suite build`` of them all), each prepared in full (Arrow files written); the bytes
   served for ``data.tar.gz``, the member copies written, and the time;
 * **naive**: what a ``datasets`` script does per config — ``dl_manager.iter_archive(URL)`` in
   streaming mode, reading the whole tar stream for the config's members — for ``--naive-configs``
@@ -164,7 +164,7 @@ if __name__ == "__main__":
     parser.add_argument("--padding-gb", type=float, default=2.0)
     parser.add_argument("--naive-configs", type=int, default=5)
     parser.add_argument(
-        "--all-configs", action="store_true", help="also build the 40 configs that read no archive member"
+        "--all-configs", action="store_true", help="also build the configs that read no archive member"
     )
     args = parser.parse_args()
     main(args.padding_gb, args.naive_configs, args.all_configs)

@@ -89,7 +89,7 @@ def offline_environment() -> None:
 
 def document(min_tokens: int, count: Callable[[str], int], seed: str = "benchmark-document") -> str:
     """Synthetic prose of at least ``min_tokens`` tokens, paragraphs separated by blank lines."""
-    from longbench_suite.synthetic import TextMaker
+    from longbench_suite.samplefiles import TextMaker
 
     text = TextMaker(seed)
     paragraphs = []

@@ -27,8 +27,8 @@ from tokenizers import Tokenizer
 from longbench_suite.benchmarks.helmet import narrativeqa
 from longbench_suite.benchmarks.helmet.samples import hub as samples_hub
 from longbench_suite.fit.tokenizers import load_tokenizer
+from longbench_suite.samplefiles import TextMaker, write_to_mirror
 from longbench_suite.source import FileRef, mirrored
-from longbench_suite.synthetic import TextMaker, write_to_mirror
 from longbench_suite.task import BuildEnv
 from tests.support.helmet_reference import helmet_fit, narrativeqa_demo
 from tests.support.tokenizer_fixtures import llama2_tokenizer_json

@@ -15,8 +15,8 @@ import time
 import tracemalloc
 
 from longbench_suite.records import iter_json_records
+from longbench_suite.samplefiles import TextMaker
 from longbench_suite.source import FileRef
-from longbench_suite.synthetic import TextMaker
 
 
 def make_file(path: str, records: int = 200, chars: int = 600_000) -> None:

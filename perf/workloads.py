@@ -20,7 +20,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from longbench_suite.synthetic import TextMaker, write_to_mirror
+from longbench_suite.samplefiles import TextMaker, write_to_mirror
 
 # -- writing ------------------------------------------------------------------------------------------
 
@@ -383,7 +383,7 @@ def longbench_mirror(root: Path, task: str, rows: int, words: int) -> Path:
     words each (LongBench's narrativeqa averages 18k), in the sample module's record layout."""
     from longbench_suite.benchmarks.longbench import samples as longbench_samples
     from longbench_suite.benchmarks.longbench.tasks import ARCHIVE, TASKS
-    from longbench_suite.synthetic import jsonl_bytes, zip_bytes
+    from longbench_suite.samplefiles import jsonl_bytes, zip_bytes
 
     language = next(t.language for t in TASKS if t.name == task)
     records = [longbench_samples.record(task, language, i, words) for i in range(rows)]

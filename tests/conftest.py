@@ -18,6 +18,7 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 
 import pytest
 
+from tests.specs import helmet as helmet_spec
 from tests.support import tokenizer_fixtures
 from tests.support.http_mirror import MirrorServer
 from tests.support.realdata import REALDATA_DIR
@@ -46,7 +47,7 @@ def monkeypatch_session():
 @pytest.fixture(scope="session")
 def tiny_tokenizer(tmp_path_factory) -> str:
     """A small byte-level BPE (adds BOS like Llama) trained on the spot."""
-    from longbench_suite.synthetic import train_demo_tokenizer
+    from longbench_suite.samplefiles import train_demo_tokenizer
 
     return train_demo_tokenizer(str(tmp_path_factory.mktemp("tiny-bpe")))
 
@@ -96,16 +97,9 @@ def helmet_opts(helmet_mirror, tiny_tokenizer, tmp_path_factory) -> dict:
 # -- HELMET citation, re-ranking and recall tasks ------------------------------------------------
 
 REALDATA = str(REALDATA_DIR)
-HELMET_ARCHIVE_TASKS = (
-    "alce_asqa",
-    "alce_qampari",
-    "msmarco",
-    "json_kv",
-    "ruler_mk_needle",
-    "ruler_mk_uuid",
-    "ruler_mv",
-)
-HELMET_LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
+HELMET_ARCHIVE_TASKS = helmet_spec.ARCHIVE_TASKS
+#: HELMET's lengths -> their window in tokens (tests/specs/helmet.py)
+HELMET_LENGTHS = {length: row.tokens for length, row in helmet_spec.LENGTHS.items()}
 
 
 @pytest.fixture(scope="session")
@@ -133,8 +127,8 @@ class HelmetArchiveBuild:
 
 @pytest.fixture(scope="session")
 def helmet_archive_built(helmet_http, tiny_tokenizer, tmp_path_factory) -> HelmetArchiveBuild:
-    """Every citation, re-ranking and recall config (7 tasks x 5 lengths), prepared in one call from
-    the loopback mirror, counting the bytes served and the archive reads."""
+    """Every citation, re-ranking and recall config (``HELMET_ARCHIVE_TASKS`` at every length),
+    prepared in one call from the loopback mirror, counting the bytes served and the archive reads."""
     import tarfile
 
     from longbench_suite import get_builder, prepare
@@ -159,20 +153,16 @@ def helmet_archive_built(helmet_http, tiny_tokenizer, tmp_path_factory) -> Helme
 
 @pytest.fixture(scope="session")
 def helmet_rag_build(helmet_http, tiny_tokenizer, tmp_path_factory) -> dict:
-    """The 20 HELMET RAG configs prepared once, in one call, from the full-scale mirror over HTTP:
-    the build options and the bytes of data.tar.gz served (``test_helmet_rag``, ``test_check``); the
-    mirror's small record declaration, read once per build, is not counted."""
+    """Every HELMET RAG task at every length, prepared once, in one call, from the full-scale mirror
+    over HTTP: the build options and the bytes of data.tar.gz served (``test_helmet_rag``,
+    ``test_check``); the mirror's small record declaration, read once per build, is not counted."""
     from longbench_suite import get_builder, prepare
 
     options = dict(
         tokenizer=tiny_tokenizer, mirror=helmet_http.url, cache_dir=str(tmp_path_factory.mktemp("rag"))
     )
-    lengths = ("8k", "16k", "32k", "64k", "128k")
-    builders = [
-        get_builder(f"helmet/{t}_{n}", **options)
-        for t in ("nq", "triviaqa", "popqa", "hotpotqa")
-        for n in lengths
-    ]
+    rag = helmet_spec.family("rag")
+    builders = [get_builder(f"helmet/{t}_{n}", **options) for t in rag for n in HELMET_LENGTHS]
     before = helmet_http.total_bytes("/data.tar.gz")
     prepare(builders)
     return {"options": options, "served": helmet_http.total_bytes("/data.tar.gz") - before}

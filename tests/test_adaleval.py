@@ -17,15 +17,16 @@ import tiktoken
 
 from longbench_suite import get_builder, load_dataset, prepare, registry
 from longbench_suite.errors import DataFormatError, SplitUnavailableError, SuiteError
+from longbench_suite.samplefiles import write_to_mirror
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import write_to_mirror
+from tests.specs import adaleval as spec
 from tests.support.http_mirror import MirrorServer
 from tests.support.realdata import REALDATA_DIR
 
 REALDATA = str(REALDATA_DIR / "ada_leval" / "stackselect_1k.json")
 HOST = "http://opencompass.openxlab.space/utils/AdaLEval"
-TSORT = ("1k", "2k", "4k", "8k", "16k", "32k", "64k", "128k")
-BESTANSWER = ("1k", "2k", "4k", "6k", "8k", "12k", "16k", "32k", "64k", "128k")
+TSORT = spec.SPEC.tasks["tsort"]
+BESTANSWER = spec.SPEC.tasks["bestanswer"]
 
 # docs/adaleval.md §5.1, typed from the spec's repr strings.
 META = (
@@ -71,11 +72,11 @@ def reference_prompt(record: dict) -> str:
 
 
 def n_eval(length: str) -> int:
-    return 1000 if int(length[:-1]) < 32 else 200
+    return spec.SETTINGS[length].eval_rows
 
 
 def n_api(length: str) -> int:
-    return 200 if int(length[:-1]) < 32 else 50
+    return spec.SETTINGS[length].api_rows
 
 
 def file_path(mirror: str, stem: str, length: str) -> str:
@@ -114,16 +115,16 @@ def real_rows(real_mirror, cl100k, tmp_path_factory):
 # -- configs ------------------------------------------------------------------------------------
 
 
-def test_eighteen_configs_are_listed():
+def test_every_setting_of_each_task_is_listed():
     expected = {f"adaleval/tsort_{x}" for x in TSORT} | {f"adaleval/bestanswer_{x}" for x in BESTANSWER}
-    assert set(registry.list_configs("adaleval")) == expected and len(expected) == 18
+    assert set(registry.list_configs("adaleval")) == expected
     tsort_1k = get_builder("adaleval/tsort_1k", tokenizer="words")
     facts = " ".join(str(v) for v in tsort_1k.config.task.info("1k").values())
     assert "not in the paper" in facts and "not reported in the paper" in tsort_1k.config.description
     assert "not in the paper" not in " ".join(str(v) for v in tsort_1k.config.task.info("2k").values())
     for length in BESTANSWER:
         assert get_builder(f"bestanswer_{length}", tokenizer="words").config.task.max_length(length) == (
-            int(length[:-1]) * 1000
+            spec.SETTINGS[length].tokens
         )
 
 
@@ -150,7 +151,7 @@ def test_every_config_builds_over_loopback_http(tmp_path, cl100k):
         built = builder.as_dataset()
         assert len(built["eval"]) == min(len(source), n_eval(length))
         for split in built.values():
-            assert set(split["max_length"]) == {int(length[:-1]) * 1000}
+            assert set(split["max_length"]) == {spec.SETTINGS[length].tokens}
             assert set(split["use_chat_template"]) == {True} and set(split["answer_prefix"]) == {""}
             assert list(split["prompt_tokens_cl100k"]) == [len(enc.encode(p)) for p in split["input"]]
             assert list(split["answers"]) == [[o] for o in split["output"]]

@@ -20,8 +20,9 @@ from longbench_suite.check import LeakageKeys, check, check_sizes, expand_target
 from longbench_suite.errors import SuiteError, UnknownNameError
 from longbench_suite.fit.rules import CutContextTail, InputBudget
 from longbench_suite.partition.leakage import normalise_question
+from longbench_suite.samplefiles import json_bytes, write_to_mirror, zip_bytes
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import json_bytes, write_to_mirror, zip_bytes
+from tests.specs import spec
 from tests.support.archive_edits import read_members, replace_line
 
 
@@ -85,7 +86,7 @@ def test_budget_rules_of_the_merged_benchmarks():
 def test_targets_expand_to_benchmarks_tasks_and_configs():
     assert expand_targets(["lveval"]) == registry.list_configs("lveval")
     assert expand_targets(["helmet/nq", "nq_8k"]) == [
-        f"helmet/nq_{n}" for n in ("8k", "16k", "32k", "64k", "128k")
+        f"helmet/nq_{n}" for n in spec("helmet").tasks["nq"]
     ]
     assert expand_targets(["tsort_2k", "adaleval/tsort_2k"]) == ["adaleval/tsort_2k"]
     assert expand_targets([]) == registry.list_configs()

@@ -107,7 +107,7 @@ def test_streamed_rows_equal_prepared_rows(bench, demo_mirror, tiny_tokenizer, t
 
 def _lveval_mirror(root, question: str) -> None:
     from longbench_suite.benchmarks.lveval import common, samples
-    from longbench_suite.synthetic import jsonl_bytes, write_to_mirror, zip_bytes
+    from longbench_suite.samplefiles import jsonl_bytes, write_to_mirror, zip_bytes
 
     task = registry.benchmark("lveval").lookup("factrecall_en_16k")[0]
     members = samples.archive_members(task)

@@ -12,8 +12,8 @@ the runner provides; the block's text is run unchanged:
 - ``predictions CONFIG=FILE ...`` — FILE holds predictions of CONFIG's ``eval`` split (its gold outputs);
 - ``given NAME ...`` — placeholder callables the block names (a model's NLI judge, an LLM);
 - ``model-folder PATH`` — PATH is a model folder: the sandbox's tokenizer with a Llama-2-chat template;
-- ``scored-runs DIR ...`` — each DIR is a ``predict --score`` output folder (a sample LV-Eval config
-  answered by the loopback server, the model named after DIR).
+- ``runs DIR ...`` — each DIR is a ``predict --score`` output of a model named DIR (the fake server on a
+  sample config), what ``compare`` reads.
 
 In shell blocks each ``longbench-suite`` command runs in this process (``cli.main``) and must exit 0;
 installation lines (``pip install ...``) are not re-run. Blocks without a language or in ``text`` are
@@ -41,9 +41,7 @@ CODE = ("python", "bash")
 LAYOUT = ("", "text")
 #: data examples: each must parse
 DATA = ("json",)
-MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder", "scored-runs")
-#: what a scored-runs mark predicts: the sandbox's smallest config (4 rows)
-SCORED_CONFIG = "lveval/factrecall_en_16k"
+MARKS = ("skip", "xfail", "fake-hub", "fake-openai", "predictions", "given", "model-folder", "runs")
 #: the server a block names, which the fake-openai mark replaces with the loopback one
 DOCUMENTED_ENDPOINT = "http://127.0.0.1:8000/v1"
 #: what ``given`` binds: stand-ins for the user's own model calls
@@ -148,16 +146,6 @@ def _model_folder(path: Path) -> None:
     (path / "tokenizer_config.json").write_text(json.dumps(config | {"clean_up_tokenization_spaces": False}))
 
 
-def _scored_runs(marks: str, folder: Path) -> None:
-    from longbench_suite import cli
-    from tests.support.fake_openai import FakeOpenAI
-
-    with FakeOpenAI(lambda prompt: "an answer") as server:
-        for run in marks.split():
-            argv = ["predict", SCORED_CONFIG, "--endpoint", server.url, "--model", run, "--demo"]
-            assert cli.main([*argv, "--output", str(folder / run), "--score", "--no-progress"]) == 0, run
-
-
 def _commands(code: str) -> list[list[str]]:
     """The block's commands, one per logical line (``\\`` continues a line), comments left out."""
     joined = re.sub(r"\\\n", " ", code)
@@ -178,6 +166,16 @@ def _run_shell(block: Block, endpoint: str | None) -> None:
         except SystemExit as exc:
             code = exc.code
         assert code == 0, f"{block.name}: {shlex.join(words)} exited {code}"
+
+
+def _scored_runs(folders: list[str]) -> None:
+    from longbench_suite import cli
+    from tests.support.fake_openai import FakeOpenAI
+
+    for folder in folders:
+        with FakeOpenAI(lambda prompt: "an answer") as server:
+            argv = ["predict", "longbench/qasper_4k", "--endpoint", server.url, "--model", folder]
+            assert cli.main([*argv, "--output", folder, "--demo", "--score", "--no-plot"]) == 0
 
 
 def _run_python(block: Block) -> None:
@@ -208,8 +206,8 @@ def test_the_block_runs_as_written(block, tmp_path, monkeypatch, request):
         _write_predictions(block.marks["predictions"], tmp_path)
     if "model-folder" in block.marks:
         _model_folder(tmp_path / block.marks["model-folder"])
-    if "scored-runs" in block.marks:
-        _scored_runs(block.marks["scored-runs"], tmp_path)
+    if "runs" in block.marks:
+        _scored_runs(block.marks["runs"].split())
     if block.language == "python":
         _run_python(block)
     elif "fake-openai" in block.marks:

@@ -8,7 +8,7 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processor
 from longbench_suite.errors import InvalidTextError
 from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import HFTokenizer
-from longbench_suite.synthetic import TextMaker
+from longbench_suite.samplefiles import TextMaker
 from tests.test_tokenizer_pieces import TEXTS, _byte_level
 
 fastokens = pytest.importorskip("fastokens")
@@ -213,14 +213,14 @@ def test_prompts_that_share_a_long_context_count_it_once(kinds, monkeypatch):
 def test_a_copy_in_another_process_keeps_the_probes_verdicts(kinds, monkeypatch):
     import pickle
 
-    from longbench_suite.fit import tokenizers
+    from longbench_suite.fit.tokenizers import hf, probes
 
     counter = HFTokenizer(kinds["llama2"], "llama2")
     data = pickle.dumps(counter)
     # a fresh process: no counter to reuse, and no probe may run again
-    monkeypatch.setattr(tokenizers, "_LIVE", {})
-    for name in ("_no_token_spans_newlines", "_piece_overhead"):
-        monkeypatch.setattr(tokenizers, name, lambda *a: pytest.fail("probed again"))
+    monkeypatch.setattr(hf, "_LIVE", {})
+    for name in ("no_token_spans_newlines", "piece_overhead"):
+        monkeypatch.setattr(probes, name, lambda *a: pytest.fail("probed again"))
     monkeypatch.setattr(fastcount, "same_ids", lambda *a: pytest.fail("probed again"))
     copy = pickle.loads(data)
     assert copy.counting_backend == "fastokens" and copy.identity == counter.identity
@@ -232,12 +232,12 @@ def test_a_copy_in_another_process_keeps_the_probes_verdicts(kinds, monkeypatch)
 def test_a_verdict_of_another_fastokens_release_is_probed_again(kinds, monkeypatch):
     import dataclasses
 
-    from longbench_suite.fit import tokenizers
+    from longbench_suite.fit.tokenizers import hf
 
     counter = HFTokenizer(kinds["llama2"], "llama2")
     state = counter.__getstate__()
     state["probed"] = dataclasses.replace(state["probed"], fastokens="0.0.1")
-    monkeypatch.setattr(tokenizers, "_LIVE", {})
+    monkeypatch.setattr(hf, "_LIVE", {})
     probes = []
     real = fastcount.same_ids
     monkeypatch.setattr(fastcount, "same_ids", lambda *a: probes.append(1) or real(*a))

@@ -57,10 +57,10 @@ from longbench_suite.errors import (
     TokenizerLoadError,
     UnknownNameError,
 )
-from longbench_suite.fit import tokenizers
+from longbench_suite.fit.tokenizers import loading as tokenizer_loading
+from longbench_suite.samplefiles import tar_gz_bytes, zip_bytes
 from longbench_suite.source import archives, download, mirrored
 from longbench_suite.source.samples import RECORDS_NAME
-from longbench_suite.synthetic import tar_gz_bytes, zip_bytes
 from tests.support.archive_edits import flip_bytes, flip_member_bytes, read_members, replace_line
 from tests.support.cache_audit import good_digests, trusted_leftovers
 from tests.support.fake_openai import FakeOpenAI
@@ -197,7 +197,7 @@ def _published_digest_mismatch(b: Broken) -> None:
 
 def _without_tiktoken(b: Broken) -> None:
     b.patch.setitem(sys.modules, "tiktoken", None)
-    tokenizers._load_named.cache_clear()
+    tokenizer_loading._load_named.cache_clear()
 
 
 def _without_aiohttp(b: Broken) -> None:
@@ -237,6 +237,25 @@ def _lone_surrogate_line(data: bytes) -> bytes:
     record["context"] = "before \\ud800 after"  # written below as the JSON escape \ud800
     line = json.dumps(record).replace("\\\\ud800", "\\ud800").encode()
     return replace_line(data, 1, line)
+
+
+def _generate(b: Broken, config: str, **options) -> None:
+    """Ask for a generated config instead (not screened: the pristine archive holds no recall files)."""
+    b.request.update(name=config, split="dev", generate={"rows": 1, "screen": False, **options})
+
+
+def _essay(b: Broken, data: bytes) -> None:
+    path = os.path.join(os.path.dirname(b.mirror), "essay.txt")
+    with open(path, "wb") as f:
+        f.write(data)
+    _generate(b, "gen_niah_single_2_8k", essay=path)
+
+
+def _essay_over_the_limit(b: Broken) -> None:
+    from longbench_suite.benchmarks.helmet import generated
+
+    b.patch.setattr(generated, "MAX_ESSAY_BYTES", 100)
+    _essay(b, b"A sentence of an essay. " * 10)
 
 
 def _http_faults(prefix: str, config: str, url: str, served_at: str) -> dict[str, Case]:
@@ -520,6 +539,38 @@ CASES = {
         r"cannot load tokenizer 'cl100k_base': .*need the tiktoken package, which is not installed: "
         r"pip install tiktoken",
     ),
+    # -- generators' limits, checked before any work ---------------------------------------------
+    "generate-length-over-the-limit": Case(
+        HELMET,
+        lambda b: _generate(b, "gen_json_kv_1000000000000"),
+        OptionError,
+        r"gen_json_kv_1000000000000: a generated config is at most 16,777,216 tokens \(16m\), got "
+        r"1,000,000,000,000",
+    ),
+    "generate-rows-over-the-limit": Case(
+        HELMET,
+        lambda b: _generate(b, "gen_json_kv_8k", rows=10**8),
+        OptionError,
+        r"gen_json_kv: generate rows is at most 10,000,000 .* got 100,000,000",
+    ),
+    "essay-over-the-limit": Case(
+        HELMET,
+        _essay_over_the_limit,
+        OptionError,
+        r"generate essay: \S+essay\.txt is 240 bytes; an essay is at most 100 bytes",
+    ),
+    "essay-empty": Case(
+        HELMET,
+        lambda b: _essay(b, b" \n\t\n"),
+        DataFormatError,
+        r"essay haystack \S+essay\.txt: holds no text",
+    ),
+    "essay-binary": Case(
+        HELMET,
+        lambda b: _essay(b, bytes(range(128, 256)) * 8),
+        DataFormatError,
+        r"essay haystack \S+essay\.txt: not UTF-8 text \(byte 0 is 0x80\)",
+    ),
     # -- names --------------------------------------------------------------------------------
     "unknown-config": Case(
         HELMET,
@@ -603,6 +654,8 @@ FAULT_CLASSES = {
         "json-empty-array-no-count",
         "json-empty-body",
         "trec-empty-body",
+        "essay-empty",
+        "essay-binary",
         "test_faults.py::test_a_member_stored_twice_is_read_as_tar_extracts_it_prepared_and_streamed",
     ],
     "short": [
@@ -630,6 +683,9 @@ FAULT_CLASSES = {
         "unavailable-split",
         "unknown-benchmark",
         "unknown-qualified-benchmark",
+        "generate-length-over-the-limit",
+        "generate-rows-over-the-limit",
+        "essay-over-the-limit",
         "test_outputs.py::test_output_may_not_be_a_folder_nor_a_source",
         "test_outputs.py::test_export_output_that_is_a_file_is_one_line",
         "test_outputs.py::test_a_re_export_never_drops_a_file_it_did_not_write",

@@ -22,8 +22,10 @@ from longbench_suite.benchmarks.helmet import samples
 from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.benchmarks.helmet.samples import archive as samples_archive
 from longbench_suite.errors import DataFormatError
+from longbench_suite.samplefiles import tar_gz_bytes, write_to_mirror
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import tar_gz_bytes, write_to_mirror
+from tests.conftest import HELMET_LENGTHS as LENGTHS
+from tests.specs import helmet as helmet_spec
 from tests.support.helmet_reference import fit, read_archive, shuffled
 
 PROMPT_URL = "https://raw.githubusercontent.com/princeton-nlp/HELMET/4526dfbdc512bd9ff721da336bff4e3e75ecfd27/prompts/{}"
@@ -32,8 +34,7 @@ PROMPT_SHA256 = {  # of the files at that commit
     "qampari": "d73e184ec6d9fd6ba821ea1e537d2dec96be602aa693706862acc1b3d9586104",
 }
 TEST_FILE = "data/alce/{}_eval_gtr_top2000.json"
-DOCS = {"8k": 30, "16k": 75, "32k": 165, "64k": 345, "128k": 700}
-LENGTHS = {"8k": 8192, "64k": 65536}
+DOCS = {length: row.alce_docs for length, row in helmet_spec.LENGTHS.items()}
 PROMPT = "{demo_text}{instruction}\n\nQuestion: {question}\n\n{context}" + "\n\n" + "Answer:"
 ASQA_INSTRUCTION = (
     "Instruction: Write an accurate, engaging, and concise answer for the given question using only the "

@@ -1,6 +1,6 @@
 """HELMET's citation, re-ranking and recall tasks together: configs, sizes, splits, budgets, archive reads.
 
-The session fixture ``helmet_archive_built`` prepares all 35 configs (7 tasks x 5 lengths) in one call
+The session fixture ``helmet_archive_built`` prepares every config of these tasks in one call
 from the loopback mirror of a full-scale synthetic ``data.tar.gz`` (HELMET's row counts, tiny passages,
 and in every file one ``eval`` and one ``dev`` row long enough to overflow every budget).
 """
@@ -19,6 +19,7 @@ from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.source import archives, mirrored
 from tests.conftest import HELMET_ARCHIVE_TASKS as TASKS
 from tests.conftest import HELMET_LENGTHS as LENGTHS
+from tests.specs import helmet as helmet_spec
 
 SIZES = {  # (dev, eval), from the seed (docs/helmet-derived.md)
     "alce_asqa": (848, 100),
@@ -41,10 +42,9 @@ GENERATION = {  # HELMET's generation_max_length (configs/cite*.yaml, rerank*.ya
 
 
 def _members_for(length: str) -> set[str]:
-    """The archive members one length of the 7 tasks reads, typed from docs/helmet.md §1.2."""
-    k = {"8k": 50, "16k": 130, "32k": 285, "64k": 600, "128k": 1000}[length]
-    n = {"8k": 105, "16k": 220, "32k": 440, "64k": 900, "128k": 1800}[length]
-    tokens = LENGTHS[length]
+    """The archive members one length of these tasks reads (docs/helmet.md §1.2)."""
+    row = helmet_spec.LENGTHS[length]
+    k, n, tokens = row.msmarco_passages, row.json_kv_pairs, row.tokens
     return {
         "data/alce/asqa_eval_gtr_top2000.json",
         "data/alce/qampari_eval_gtr_top2000.json",
@@ -111,7 +111,7 @@ def test_every_input_fits_its_budget_and_long_rows_were_cut(helmet_archive_built
         assert max(counts) > budget - 400, f"{task} {length}: no row was cut to the budget"
 
 
-def test_archive_is_downloaded_and_read_once_for_all_35_configs(helmet_archive_built, helmet_mirror):
+def test_archive_is_downloaded_and_read_once_for_all_its_configs(helmet_archive_built, helmet_mirror):
     assert helmet_archive_built.served == os.path.getsize(mirrored(ARCHIVE.url, helmet_mirror))
     assert helmet_archive_built.tar_reads == 1
     needed = set().union(*(_members_for(length) for length in LENGTHS))

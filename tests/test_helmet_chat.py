@@ -28,8 +28,8 @@ from longbench_suite.check import LeakageKeys, check, check_split
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.chat import ChatTemplateError, load_chat_template
 from longbench_suite.fit.rules import chat_budget
+from longbench_suite.samplefiles import tar_gz_bytes, write_to_mirror
 from longbench_suite.source import mirrored
-from longbench_suite.synthetic import tar_gz_bytes, write_to_mirror
 from longbench_suite.training import training_format
 from tests.upstream import record_helmet_chat as recorder
 

@@ -23,11 +23,11 @@ from longbench_suite import get_builder, load_dataset, prepare
 from longbench_suite.benchmarks.helmet import infbench, multi_lexsum, narrativeqa
 from longbench_suite.fit.tokenizers import HFTokenizer, TokenCounter, load_tokenizer
 from longbench_suite.source import mirrored
+from tests.conftest import HELMET_LENGTHS as LENGTHS
 from tests.support.hand_made import declare_as_written
 from tests.support.helmet_reference import helmet_fit, narrativeqa_demo
 
 MARKER = " ... [the rest of the text is omitted]"
-LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
 PROMPTS = {
     "narrativeqa": (
         "You are given a story, which can be either a novel or a movie script, and a question. Answer "

@@ -20,9 +20,10 @@ from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.errors import DataFormatError
 from longbench_suite.source import mirrored
 from tests.conftest import HELMET_LENGTHS as LENGTHS
+from tests.specs import helmet as helmet_spec
 from tests.support.helmet_reference import fit, read_archive
 
-K = {"8k": 50, "16k": 130, "32k": 285, "64k": 600, "128k": 1000}
+K = {length: row.msmarco_passages for length, row in helmet_spec.LENGTHS.items()}
 TEST_FILE = "data/msmarco/test_reranking_data_k{}_dep3.jsonl"
 DEMO_FILE = "data/msmarco/test_reranking_data_k10_dep3.jsonl"
 PROMPT = (

@@ -23,10 +23,11 @@ from longbench_suite import get_builder, load_dataset
 from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.source import mirrored
+from tests.conftest import HELMET_LENGTHS as LENGTHS
+from tests.specs import helmet as helmet_spec
 
-TASKS = ("nq", "triviaqa", "popqa", "hotpotqa")
-LENGTHS = {"8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072}
-K = {"8k": 50, "16k": 105, "32k": 220, "64k": 440, "128k": 1000}
+TASKS = helmet_spec.family("rag")
+K = {length: row.kilt_passages for length, row in helmet_spec.LENGTHS.items()}
 FILES = {
     "nq": (
         "data/kilt/nq-dev-multikilt_1000_k{k}_dep6.jsonl",
@@ -241,7 +242,7 @@ def test_streaming_rows_equal_prepared_rows_and_rebuilds_are_identical(
 
 
 def test_archive_is_downloaded_once_for_all_configs(built, helmet_mirror):
-    # Building the 20 configs fetched data.tar.gz exactly once (then read its members from the cache).
+    # Building the RAG configs fetched data.tar.gz exactly once (then read its members from the cache).
     assert SERVED["prepare"] == os.path.getsize(mirrored(ARCHIVE.url, helmet_mirror))
 
 

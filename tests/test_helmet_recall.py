@@ -17,9 +17,10 @@ from longbench_suite.benchmarks.helmet.common import ARCHIVE
 from longbench_suite.errors import DataFormatError
 from longbench_suite.source import mirrored
 from tests.conftest import HELMET_LENGTHS as LENGTHS
+from tests.specs import helmet as helmet_spec
 from tests.support.helmet_reference import fit, read_archive, shuffled
 
-KV = {"8k": 105, "16k": 220, "32k": 440, "64k": 900, "128k": 1800}
+KV = {length: row.json_kv_pairs for length, row in helmet_spec.LENGTHS.items()}
 RULER_DIRS = {
     "ruler_mk_needle": "niah_multikey_2",
     "ruler_mk_uuid": "niah_multikey_3",

@@ -1,8 +1,8 @@
 """LongBench + LongBench-E: configs, the dev/eval rule, row columns, sources and errors.
 
-The synthetic ``data.zip`` (``longbench_suite/benchmarks/longbench/samples.py``) has all 34 files in the
-upstream layout; expectations are computed here from the zip's own records and from
-``docs/longbench.md`` §2-§4.
+The synthetic ``data.zip`` (``longbench_suite/benchmarks/longbench/samples.py``) has every task's file in
+the upstream layout; expectations are computed here from the zip's own records, from
+``docs/longbench.md`` §2-§4 and from the spec (``tests/specs/longbench.py``).
 """
 
 from __future__ import annotations
@@ -26,38 +26,15 @@ from longbench_suite.errors import (
 )
 from longbench_suite.registry import resolve
 from longbench_suite.source import mirrored
+from tests.specs import longbench as spec
+from tests.specs.longbench import base, sibling
 
 ZIP_URL = "https://huggingface.co/datasets/THUDM/LongBench/resolve/4a90f81c8db79f60c15f77dcd207a1099038c775/data.zip"
-LONGBENCH = (  # noqa: SIM905
-    "narrativeqa qasper multifieldqa_en multifieldqa_zh hotpotqa 2wikimqa musique dureader gov_report qmsum "
-    "multi_news vcsum trec triviaqa samsum lsht passage_count passage_retrieval_en passage_retrieval_zh lcc "
-    "repobench-p"
-).split()
-LONGBENCH_E = (  # noqa: SIM905
-    "qasper_e multifieldqa_en_e hotpotqa_e 2wikimqa_e gov_report_e multi_news_e trec_e triviaqa_e samsum_e "
-    "passage_count_e passage_retrieval_en_e lcc_e repobench-p_e"
-).split()
-BUDGETS = {"4k": 3500, "8k": 7500, "16k": 15500, "32k": 31500, "64k": 63500, "128k": 127500, "full": None}
-#: the model window a length names (K = 1024): the rows' max_length
-WINDOWS = {"4k": 4096, "8k": 8192, "16k": 16384, "32k": 32768, "64k": 65536, "128k": 131072, "full": None}
-NO_CHAT = {"trec", "triviaqa", "samsum", "lsht", "lcc", "repobench-p"}
-MAX_NEW_TOKENS = {
-    "narrativeqa": 128, "qasper": 128, "multifieldqa_en": 64, "multifieldqa_zh": 64, "hotpotqa": 32,
-    "2wikimqa": 32, "musique": 32, "dureader": 128, "gov_report": 512, "qmsum": 512, "multi_news": 512,
-    "vcsum": 512, "trec": 64, "triviaqa": 32, "samsum": 128, "lsht": 64, "passage_count": 32,
-    "passage_retrieval_en": 32, "passage_retrieval_zh": 32, "lcc": 64, "repobench-p": 64,
-}  # fmt: skip
+#: length -> the model window (K = 1024, the rows' max_length) and the prompt budget (their input_budget)
+WINDOWS = {length: window for length, (window, _) in spec.LENGTHS.items()}
+BUDGETS = {length: budget for length, (_, budget) in spec.LENGTHS.items()}
+TASKS = spec.LONGBENCH + spec.LONGBENCH_E
 FIELDS = ["input", "context", "answers", "length", "dataset", "language", "all_classes", "_id"]
-
-
-def base(task: str) -> str:
-    return task[:-2] if task.endswith("_e") else task
-
-
-def sibling(task: str) -> str | None:
-    if task.endswith("_e"):
-        return base(task)
-    return task + "_e" if task + "_e" in LONGBENCH_E else None
 
 
 def content(record: dict) -> str:
@@ -86,8 +63,8 @@ def expected_dev(files, task: str) -> list[dict]:
 
 def test_every_task_at_every_length_is_listed():
     listed = list_configs("longbench")
-    assert len(listed) == 34 * 7 == len(set(listed))
-    assert set(listed) == {f"longbench/{t}_{length}" for t in LONGBENCH + LONGBENCH_E for length in BUDGETS}
+    assert len(listed) == len(TASKS) * len(spec.LENGTHS) == len(set(listed))
+    assert set(listed) == {f"longbench/{t}_{length}" for t in TASKS for length in spec.LENGTHS}
     assert resolve("2wikimqa_4k") == ("longbench", "2wikimqa_4k")
     assert resolve("repobench-p_e_full") == ("longbench", "repobench-p_e_full")
     assert resolve("longbench/hotpotqa_e_32k") == ("longbench", "hotpotqa_e_32k")
@@ -99,7 +76,7 @@ def test_every_task_at_every_length_is_listed():
 
 def test_sample_zip_has_the_upstream_layout(longbench_mirror, files):
     with zipfile.ZipFile(mirrored(ZIP_URL, longbench_mirror)) as zf:
-        assert sorted(zf.namelist()) == sorted(f"data/{t}.jsonl" for t in LONGBENCH + LONGBENCH_E)
+        assert sorted(zf.namelist()) == sorted(f"data/{t}.jsonl" for t in TASKS)
     for task, records in files.items():
         for r in records:
             assert list(r) == FIELDS
@@ -107,7 +84,7 @@ def test_sample_zip_has_the_upstream_layout(longbench_mirror, files):
             assert isinstance(r["length"], int)
             assert (r["all_classes"] is None) == (base(task) not in ("trec", "lsht"))
             assert len(r["_id"]) == 48 and r["dataset"] == base(task)
-    for task in LONGBENCH_E:
+    for task in spec.LONGBENCH_E:
         shared = {content(r) for r in files[task]} & {content(r) for r in files[base(task)]}
         assert 0 < len(shared) < len(files[task])
         assert {bucket(r["length"]) for r in files[task]} == {"0-4k", "4-8k", "8k+"}
@@ -116,7 +93,7 @@ def test_sample_zip_has_the_upstream_layout(longbench_mirror, files):
 @pytest.mark.slow
 def test_every_config_builds_with_the_dev_rule(longbench_mirror, files, tmp_path):
     # Streaming runs the same generation as a prepared build, without writing Arrow files.
-    for task in LONGBENCH + LONGBENCH_E:
+    for task in TASKS:
         for length, budget in BUDGETS.items():
             options = dict(mirror=longbench_mirror, tokenizer="words", cache_dir=str(tmp_path))
             rows = list(
@@ -126,8 +103,8 @@ def test_every_config_builds_with_the_dev_rule(longbench_mirror, files, tmp_path
             assert [r["_id"] for r in rows] == [r["_id"] for r in files[task]]
             assert {r["max_length"] for r in rows} == {WINDOWS[length]}
             assert {r["input_budget"] for r in rows} == {budget}
-            assert {r["use_chat_template"] for r in rows} == {base(task) not in NO_CHAT}
-            assert {r["max_new_tokens"] for r in rows} == {MAX_NEW_TOKENS[base(task)]}
+            assert {r["use_chat_template"] for r in rows} == {spec.line(task).chat}
+            assert {r["max_new_tokens"] for r in rows} == {spec.line(task).max_new_tokens}
             if sibling(task):
                 dev = list(
                     load_dataset("longbench", f"{task}_{length}", split="dev", streaming=True, **options)
@@ -153,8 +130,8 @@ def test_rows_keep_every_upstream_field_and_add_the_common_columns(longbench_mir
                 assert row["output"] == record["answers"][0]
                 assert row["max_length"] is None and row["input_budget"] is None
                 assert row["answer_prefix"] == ""
-                assert row["use_chat_template"] is (base(task) not in NO_CHAT)
-                assert row["max_new_tokens"] == MAX_NEW_TOKENS[base(task)]
+                assert row["use_chat_template"] is spec.line(task).chat
+                assert row["max_new_tokens"] == spec.line(task).max_new_tokens
                 assert row["length_bucket"] == bucket(record["length"])
                 digest = hashlib.sha256(content(record).encode("utf-8")).hexdigest()
                 assert row["query_id"] == f"{base(task)}-{digest[:16]}"

@@ -238,6 +238,8 @@ def test_max_input_tokens_cuts_real_prompts_as_pred_py_does(real, llama2, llama2
 def test_every_task_renders_its_template_and_cuts_as_pred_py_does(longbench_mirror, llama2, llama2_tokenizer):
     with zipfile.ZipFile(mirrored(ZIP_URL, longbench_mirror)) as zf:
         files = {n[5:-6]: [json.loads(x) for x in zf.read(n).splitlines()] for n in zf.namelist()}
+    # the tasks of the dataset2prompt.json typed above (the pinned upstream commit's)
+    files = {task: records for task, records in files.items() if task.removesuffix("_e") in SPEC_TEMPLATES}
     cut = 0
     for task, records in files.items():
         for length, budget in (("full", None), ("4k", 3500), ("8k", 7500)):
@@ -251,7 +253,8 @@ def test_every_task_renders_its_template_and_cuts_as_pred_py_does(longbench_mirr
             cut += sum(
                 e != reference_prompt(task, r, llama2, None) for e, r in zip(expected, records, strict=True)
             )
-    assert cut >= 21 + 13 * 4  # every file has a record over 4k tokens; LongBench-E's three, and one over 8k
+    # every file has a record over 4k tokens; LongBench-E's three, and one over 8k
+    assert cut >= sum(4 if task.endswith("_e") else 1 for task in files)
 
 
 # -- Chinese tasks: lengths in characters ---------------------------------------------------------

@@ -1,4 +1,4 @@
-"""LV-Eval end to end: all 55 configs from the per-dataset zips, over loopback HTTP and from data_dir.
+"""LV-Eval end to end: every config from the per-dataset zips, over loopback HTTP and from data_dir.
 
 The references here are written from ``docs/lveval.md``: the templates of §5 typed out below, the record
 fields of §3 read straight from the fixture zips with ``zipfile`` and ``json``, and the ``query_id``
@@ -27,28 +27,16 @@ from longbench_suite.errors import (
     SplitUnavailableError,
     TokenizerLoadError,
 )
+from longbench_suite.samplefiles import record_counts
 from longbench_suite.source import mirrored
 from longbench_suite.source.samples import RECORDS_NAME, declare_sample_records
-from longbench_suite.synthetic import record_counts
+from tests.specs import lveval as spec
 from tests.support.hand_made import declare_as_written
 from tests.support.http_mirror import MirrorServer
 
-DATASETS = (
-    "hotpotwikiqa_mixup",
-    "loogle_SD_mixup",
-    "loogle_CR_mixup",
-    "loogle_MIR_mixup",
-    "multifieldqa_en_mixup",
-    "multifieldqa_zh_mixup",
-    "factrecall_en",
-    "factrecall_zh",
-    "cmrc_mixup",
-    "lic_mixup",
-    "dureader_mixup",
-)
-LEVELS = ("16k", "32k", "64k", "128k", "256k")
-CONFIGS = [f"{d}_{level}" for d in DATASETS for level in LEVELS]
-MAX_NEW_TOKENS = {d: 16 if d.startswith("factrecall") else 64 for d in DATASETS}
+DATASETS = spec.DATASETS
+LEVELS = spec.LEVELS
+CONFIGS = spec.SPEC.configs
 HUB = "https://huggingface.co/datasets/Infinigence/LVEval/resolve/86a3b0e6f2266281d481bcb46a0bda5b511cffb0"
 PUBLISHED_SHA256 = {  # docs/lveval.md §1
     "cmrc_mixup": "bb5cd2ee324f0a9fc407d38eebf9622c29596cffeac1c75b57e2faaab280aeda",
@@ -156,7 +144,7 @@ def expected_row(dataset: str, record: dict) -> dict:
         "language": record["language"],
         "answer_keywords": record.get("answer_keywords"),
         "confusing_facts": facts,
-        "max_new_tokens": MAX_NEW_TOKENS[dataset],
+        "max_new_tokens": spec.SPEC.declared[dataset]["max_new_tokens"],
     }
 
 
@@ -205,32 +193,16 @@ def built(fixture_digests, http, tmp_path_factory):
     return builders
 
 
-def test_55_configs_are_listed_under_upstream_names():
+def test_every_dataset_at_every_level_is_listed_under_upstream_names():
     assert registry.list_configs("lveval") == [f"lveval/{c}" for c in CONFIGS]
     assert registry.resolve("loogle_MIR_mixup_128k") == ("lveval", "loogle_MIR_mixup_128k")
     assert registry.resolve("factrecall_zh_256k") == ("lveval", "factrecall_zh_256k")
 
 
-ROWS_PER_LEVEL = {  # docs/lveval.md §2
-    "hotpotwikiqa_mixup": 124,
-    "loogle_SD_mixup": 160,
-    "loogle_CR_mixup": 99,
-    "loogle_MIR_mixup": 139,
-    "multifieldqa_en_mixup": 101,
-    "multifieldqa_zh_mixup": 133,
-    "factrecall_en": 200,
-    "factrecall_zh": 200,
-    "cmrc_mixup": 200,
-    "lic_mixup": 197,
-    "dureader_mixup": 176,
-}
-
-
 def test_declared_sizes_are_the_published_ones():
     bench = registry.benchmark("lveval")
     sizes = {c: bench.lookup(c)[0].expected_sizes(bench.lookup(c)[1]) for c in CONFIGS}
-    assert sizes == {c: {"eval": ROWS_PER_LEVEL[c.rsplit("_", 1)[0]]} for c in CONFIGS}
-    assert sum(ROWS_PER_LEVEL.values()) == 1729
+    assert sizes == {c: {"eval": spec.SPEC.eval_rows[c.rsplit("_", 1)[0]]} for c in CONFIGS}
 
 
 def test_sources_are_pinned_zips_with_both_member_layouts():

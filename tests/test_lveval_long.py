@@ -19,7 +19,7 @@ from tokenizers import Tokenizer
 
 from longbench_suite import load_dataset, registry
 from longbench_suite.benchmarks.lveval import samples
-from longbench_suite.synthetic import ChineseText, TextMaker
+from longbench_suite.samplefiles import ChineseText, TextMaker
 from tests.support.hand_made import declare_as_written
 from tests.test_lveval import TEMPLATES
 

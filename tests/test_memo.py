@@ -57,6 +57,21 @@ def test_the_disk_tier_serves_another_process_and_survives_a_bad_entry(tmp_path)
     assert not os.path.exists(tmp_path / "none")
 
 
+def test_stored_finds_a_result_in_memory_or_on_disk_and_never_computes(tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("x\n")
+    cache = str(tmp_path / "cache")
+    memo = Memo("stored-test", codec=Codec())
+    assert memo.stored("w", [_ref(data)], cache_root=cache) is None
+    memo.get("w", [_ref(data)], lambda: [1, 2], cache_root=cache)
+    assert memo.stored("w", [_ref(data)], cache_root=cache) == [1, 2]
+    fresh = Memo("stored-test", codec=Codec())  # a new process: from disk, then kept in memory
+    assert fresh.stored("w", [_ref(data)], cache_root=cache) == [1, 2]
+    assert fresh.peek("w", [_ref(data)]) == [1, 2]
+    assert fresh.stored("other", [_ref(data)], cache_root=cache) is None
+    assert Memo("stored-test", codec=Codec()).stored("w", [_ref(data)], cache_root=None) is None
+
+
 def test_remote_files_are_kept_in_memory_only_and_texts_by_digest(tmp_path):
     remote = FileRef("http://127.0.0.1:1/data.jsonl", label="remote")
     cache = str(tmp_path / "cache")

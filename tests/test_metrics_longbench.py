@@ -28,6 +28,7 @@ from longbench_suite.benchmarks.longbench.metrics import (
 )
 from longbench_suite.errors import DataFormatError, UnknownNameError
 from longbench_suite.metrics import score_task
+from tests.specs import longbench as spec
 
 jieba.setLogLevel(60)
 
@@ -226,57 +227,34 @@ def test_leaderboard_arithmetic():
     assert category_scores(zh)["zh"]["Avg"] == pytest.approx(44.45)  # published: 44.5
 
 
-#: LongBench's eval.py ``dataset2metric`` (function names) and the tasks whose prediction it cuts to the
-#: first line (``if dataset in ["trec", "triviaqa", "samsum", "lsht"]``), written out independently
-DATASET2METRIC = {
-    **dict.fromkeys(
-        ("narrativeqa", "qasper", "multifieldqa_en", "hotpotqa", "2wikimqa", "musique", "triviaqa"),
-        "qa_f1_score",
-    ),
-    "multifieldqa_zh": "qa_f1_zh_score",
-    **dict.fromkeys(("dureader", "vcsum"), "rouge_zh_score"),
-    **dict.fromkeys(("gov_report", "qmsum", "multi_news", "samsum"), "rouge_score"),
-    **dict.fromkeys(("trec", "lsht"), "classification_score"),
-    "passage_retrieval_en": "retrieval_score",
-    "passage_retrieval_zh": "retrieval_zh_score",
-    "passage_count": "count_score",
-    **dict.fromkeys(("lcc", "repobench-p"), "code_sim_score"),
-}
-FIRST_LINE = {"trec", "triviaqa", "samsum", "lsht"}
-#: the README leaderboard's categories
-README_CATEGORIES = {
-    "en": {
-        "Single-Doc QA": ("narrativeqa", "qasper", "multifieldqa_en"),
-        "Multi-Doc QA": ("hotpotqa", "2wikimqa", "musique"),
-        "Summarization": ("gov_report", "qmsum", "multi_news"),
-        "Few-shot Learning": ("trec", "triviaqa", "samsum"),
-        "Synthetic Tasks": ("passage_count", "passage_retrieval_en"),
-        "Code Completion": ("lcc", "repobench-p"),
-    },
-    "zh": {
-        "Single-Doc QA": ("multifieldqa_zh",),
-        "Multi-Doc QA": ("dureader",),
-        "Summarization": ("vcsum",),
-        "Few-shot Learning": ("lsht",),
-        "Synthetic Tasks": ("passage_retrieval_zh",),
-        "Code Completion": ("lcc", "repobench-p"),
-    },
-}
-
-
 def test_declared_metrics_and_first_line_rules_are_eval_pys():
+    # the spec's lines state eval.py's dataset2metric and first-line rule; test_registry checks the
+    # declarations against them: here, the scorer uses what is declared
     from longbench_suite import registry
 
     for task in registry.benchmark("longbench").tasks:
-        assert task.metric == DATASET2METRIC[task.base], task.name
-        assert task.first_line == (task.base in FIRST_LINE), task.name
+        line = spec.line(task.name)
+        assert (task.metric, task.first_line) == (line.metric, line.first_line), task.name
         assert longbench.task_scoring(task.name).metric == task.metric, task.name
 
 
 def test_categories_from_the_declarations_are_the_readmes():
+    # the README leaderboard lists each LongBench task under its category in its language's table, the
+    # code tasks in both
+    expected = {
+        language: {
+            category: {
+                name
+                for name, line in spec.LINES.items()
+                if line.category == category and line.language in (language, "code")
+            }
+            for category in {line.category for line in spec.LINES.values()}
+        }
+        for language in ("en", "zh")
+    }
     derived = longbench.categories()
     assert {lang: {k: set(v) for k, v in cats.items()} for lang, cats in derived.items()} == {
-        lang: {k: set(v) for k, v in cats.items()} for lang, cats in README_CATEGORIES.items()
+        lang: {k: v for k, v in cats.items() if v} for lang, cats in expected.items()
     }
 
 

@@ -80,7 +80,7 @@ def test_workers_neither_plan_the_split_again_nor_load_the_tokenizer(
 ):
     """The split's plan is made once, before the workers are forked; a worker uses the parent's plan
     and the tokenizer it was forked with (no parse, no probe)."""
-    from longbench_suite.fit import tokenizers
+    from longbench_suite.fit.tokenizers import hf
 
     calls = tmp_path / "calls.txt"
 
@@ -94,7 +94,7 @@ def test_workers_neither_plan_the_split_again_nor_load_the_tokenizer(
 
     task = registry.benchmark("helmet").lookup("nq_8k")[0]
     monkeypatch.setattr(type(task), "plan", logged("plan", type(task).plan))
-    monkeypatch.setattr(tokenizers, "exact_counter", logged("tokenizer", tokenizers.exact_counter))
+    monkeypatch.setattr(hf, "exact_counter", logged("tokenizer", hf.exact_counter))
     options = dict(mirror=demo_mirror, tokenizer=tiny_tokenizer, pretruncation_tokenizer=tiny_tokenizer)
     one = _rows(load_dataset("helmet", "nq_8k", cache_dir=str(tmp_path / "c1"), **options))
     calls.unlink(missing_ok=True)

@@ -168,8 +168,7 @@ def test_a_partial_last_line_is_cut_off_and_asked_again(tmp_path):
     path.write_text(done + '{"index": 0, "qu')
     journal = Journal(str(path), ["q000", "q001"])
     assert set(journal.load()) == {1}
-    assert journal.dropped_bytes == len('{"index": 0, "qu')
-    assert path.read_text().endswith("}\n")
+    assert path.read_text() == done  # the partial line, and only it, cut off
 
 
 @pytest.mark.parametrize(
@@ -322,7 +321,7 @@ def _tiny_model(directory: str) -> str:
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
-    from longbench_suite.synthetic import train_demo_tokenizer
+    from longbench_suite.samplefiles import train_demo_tokenizer
 
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_file=train_demo_tokenizer(os.path.join(directory, "bpe")),
@@ -584,23 +583,27 @@ def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, c
     assert cli.main(["score", "--predictions", str(out)]) == 2
     err = _last_error(capsys)
     assert "--tokenizer's identity is" in err and f'the run recorded "{recorded}"' in err, err
+    # the same through one file of the folder, the line naming the folder's record
+    assert cli.main(["score", TSORT_2K, "--predictions", str(out / "adaleval" / "tsort_2k.eval.jsonl")]) == 2
+    assert _last_error(capsys).startswith(f"longbench-suite: error: {out}/run.json: --tokenizer's identity")
 
 
 def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_score(tmp_path):
     from longbench_suite.errors import OptionError
     from longbench_suite.fit.tokenizers import load_tokenizer
+    from longbench_suite.options import BuildOptions
     from longbench_suite.predict import record
 
-    given = {"tokenizer": load_tokenizer("chars"), "max_input_tokens": 100, "cache_dir": None, "demo": False}
+    given = BuildOptions(tokenizer=load_tokenizer("chars"), max_input_tokens=100, cache_dir=None, demo=False)
     build = record.build_record(given)
     assert build == {"max_input_tokens": 100, "tokenizer_object": "CharCounter"}  # defaults left out
     run = record.run_record(model="m", backend="openai", endpoint=None, split="eval", limit=None, build=build)
     json.dumps(run)  # a record is JSON, whatever was given
     with pytest.raises(OptionError, match=r"x/run.json: the run's tokenizer was a Python CharCounter object"):
-        record.score_options(run, {}, "x/run.json")
+        record.score_options(run, BuildOptions(), "x/run.json")
     with pytest.raises(record.RunMismatchError, match=r"--max-input-tokens is 200 but the run recorded 100"):
-        record.score_options(run, {"tokenizer": "chars", "max_input_tokens": 200}, "x/run.json")
-    given = {"tokenizer": "chars", "max_input_tokens": 100, "cache_dir": str(tmp_path)}
+        record.score_options(run, BuildOptions(tokenizer="chars", max_input_tokens=200), "x/run.json")
+    given = BuildOptions(tokenizer="chars", max_input_tokens=100, cache_dir=str(tmp_path))
     assert record.score_options(run, given, "x/run.json") == given
 
 

@@ -22,7 +22,8 @@ from longbench_suite.errors import TokenizerLoadError
 from longbench_suite.fit.tokenizers import TokenCounter, load_tokenizer
 from longbench_suite.fit.truncation import head_cuts
 from longbench_suite.memo import Memo
-from longbench_suite.synthetic import TextMaker
+from longbench_suite.options import BuildOptions
+from longbench_suite.samplefiles import TextMaker
 from longbench_suite.task import BuildEnv
 
 MARKER = " ... [the rest of the text is omitted]"
@@ -193,8 +194,8 @@ def test_the_default_pretruncation_tokenizer_needs_the_hub_and_says_how_to_avoid
 def test_cli_passes_the_pretruncation_tokenizer(monkeypatch, llama2_tokenizer):
     seen = {}
 
-    def fake_get_builder(name, **options):
-        seen.update(options)
+    def fake_get_builder(name, *, options=None, **keywords):
+        seen.update(BuildOptions.of(options, **keywords).given())
         raise SystemExit(0)
 
     monkeypatch.setattr("longbench_suite.api.get_builder", fake_get_builder)

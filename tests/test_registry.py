@@ -1,7 +1,38 @@
+import dataclasses
+
 import pytest
 
 from longbench_suite import registry
 from longbench_suite.errors import UnknownNameError
+from tests.specs import NAMES, all_specs, differences, spec
+
+
+def test_every_benchmark_has_a_spec_and_matches_it():
+    # the one place the tests' statement of each benchmark's tasks, lengths and counts meets the registry
+    assert registry.benchmark_names() == list(NAMES)
+    for name, expected in all_specs().items():
+        assert differences(expected) == [], name
+        assert registry.list_configs(name) == [f"{name}/{c}" for c in expected.configs]
+    assert len(registry.list_configs()) == sum(len(s.configs) for s in all_specs().values())
+
+
+def test_a_spec_that_differs_from_the_registry_is_reported_line_by_line():
+    longbench = spec("longbench")
+    tasks = dict(longbench.tasks)
+    tasks.pop("qasper_e")
+    tasks["not_a_task"] = ("4k",)
+    declared = {**longbench.declared, "trec": {**longbench.declared["trec"], "max_new_tokens": 65}}
+    eval_rows = {**longbench.eval_rows, "lcc": 499}
+    changed = dataclasses.replace(longbench, tasks=tasks, declared=declared, eval_rows=eval_rows)
+    found = differences(changed)
+    assert "longbench: task qasper_e is registered but not in its spec" in found
+    assert "longbench: task not_a_task is in its spec but not registered" in found
+    assert "longbench/trec: max_new_tokens is 64, the spec says 65" in found
+    assert "longbench/lcc_4k: 500 eval rows declared, the spec says 499" in found
+    listed, dropped = len(registry.benchmark("longbench").config_names), len(longbench.tasks["qasper_e"])
+    assert f"longbench: {listed} configs listed, the spec derives {listed - dropped + 1}" in found
+    lengths = dataclasses.replace(longbench, tasks={**longbench.tasks, "qasper": ("4k", "8k")})
+    assert differences(lengths)[0].startswith("longbench/qasper: lengths ('4k', '8k', '16k'")
 
 
 def test_every_config_is_listed_and_resolves_qualified():
@@ -17,13 +48,6 @@ def test_every_config_is_listed_and_resolves_qualified():
         else:  # e.g. hotpotqa_8k is both HELMET's and LongBench's
             with pytest.raises(UnknownNameError, match="ambiguous"):
                 registry.resolve(config, registry.SUITE)
-
-
-def test_helmet_rag_configs_exist():
-    helmet = registry.list_configs("helmet")
-    for task in ("nq", "triviaqa", "popqa", "hotpotqa"):
-        for length in ("8k", "16k", "32k", "64k", "128k"):
-            assert f"helmet/{task}_{length}" in helmet
 
 
 def test_unknown_names_suggest_close_matches():

@@ -27,8 +27,8 @@ from longbench_suite.api import prepared
 from longbench_suite.benchmarks.helmet.common import ARCHIVE as HELMET_ARCHIVE
 from longbench_suite.errors import DataFormatError, SourceError
 from longbench_suite.records import iter_jsonl
+from longbench_suite.samplefiles import jsonl_bytes, tar_gz_bytes, write_to_mirror
 from longbench_suite.source import Member, RemoteFile, SourceResolver, hub_url, mirrored
-from longbench_suite.synthetic import jsonl_bytes, tar_gz_bytes, write_to_mirror
 from tests.support.http_mirror import Fault, MirrorServer
 
 ZIP = RemoteFile(hub_url("org/repo", "data.zip"))

@@ -16,6 +16,7 @@ from longbench_suite.demo import offline_options, write_sandbox
 from longbench_suite.errors import DataFormatError, SourceError, SourceUnavailableError, UnknownNameError
 from longbench_suite.source import mirrored
 from longbench_suite.source.manifest import MANIFEST_NAME, read_manifest
+from tests.specs import all_specs, spec
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,9 @@ def test_every_task_of_every_benchmark_builds_offline_from_the_sandbox(sandbox):
     built, started = [], time.perf_counter()
     # every task with listed configs; the gen_* generators make their own rows (tests/test_generate.py)
     listed = {b: [t for t in registry.benchmark(b).tasks if t.lengths] for b in registry.benchmark_names()}
-    assert sum(len(tasks) for tasks in listed.values()) == 68
+    assert {b: [t.name for t in tasks] for b, tasks in listed.items()} == {
+        b: expected.listed_tasks for b, expected in all_specs().items()
+    }
     for bench, tasks in listed.items():
         for task in tasks:
             length = task.lengths[0]
@@ -37,7 +40,7 @@ def test_every_task_of_every_benchmark_builds_offline_from_the_sandbox(sandbox):
             assert "eval" in splits and set(splits) <= set(task.splits(length)), f"{bench}/{task.name}"
             assert all(len(rows) > 0 for rows in splits.values()), f"{bench}/{task.name}"
             built.append(f"{bench}/{task.name}")
-    assert len(built) == 68
+    assert len(built) == sum(len(tasks) for tasks in listed.values())
     print(f"built {len(built)} tasks in {time.perf_counter() - started:.1f} s")
 
 
@@ -98,7 +101,8 @@ def test_the_readme_check_passes_on_the_sandbox_against_the_declared_sizes(sandb
     args = _check_args(sandbox, sandbox["mirror"])
     assert cli.main(["check", "helmet/nq", "lveval", *args, "--cache-dir", str(tmp_path / "a")]) == 0
     out = capsys.readouterr().out
-    assert "check: OK — 60 configs" in out
+    checked = len(spec("helmet").tasks["nq"]) + len(spec("lveval").configs)
+    assert f"check: OK — {checked} configs" in out
     # the declared sizes are what is checked: a manifest declaring another size fails the same build
     copy = str(tmp_path / "copy")
     shutil.copytree(sandbox["mirror"], copy)

@@ -10,8 +10,8 @@ from datasets.download.download_manager import DownloadManager
 
 from longbench_suite.errors import SourceError
 from longbench_suite.records import iter_jsonl, read_json
+from longbench_suite.samplefiles import jsonl_bytes, tar_gz_bytes, write_to_mirror, zip_bytes
 from longbench_suite.source import FileRef, Member, RemoteFile, SourceResolver, archives, hub_url, mirrored
-from longbench_suite.synthetic import jsonl_bytes, tar_gz_bytes, write_to_mirror, zip_bytes
 
 ARCHIVE = RemoteFile(hub_url("org/repo", "data.tar.gz"))
 ZIP = RemoteFile(hub_url("org/repo", "data.zip"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
 
 import datasets
 import pytest
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet import rag
 from longbench_suite.builder import builder_class
-from longbench_suite.fit.rules import CutContextTail, NoCut
+from longbench_suite.fit.rules import CutContextTail, Fit, NoCut
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.partition.shards import STREAM_SHARDS, Shards
 from longbench_suite.records import iter_jsonl
@@ -227,18 +228,21 @@ def test_longbench_and_adaleval_stream_in_shards_equal_to_the_prepared_splits(
 # -- the core's side: it plans, cuts and builds; a task only plans and makes instances -------------------
 
 
+COUNT_PROMPT = PromptTemplate("{split} {context}")
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
 class _Counting(Task):
-    name = "count"
-    lengths = ("1k",)
-    template = PromptTemplate("{split} {context}")
-    fit = NoCut()
-    metric = "none"
-    category = "test"
-    use_chat_template = False
-    max_new_tokens = 1
-    size = 10
-    instances_per_item = 1
-    shardable = True
+    name: str = "count"
+    lengths: tuple[str, ...] = ("1k",)
+    template: PromptTemplate = COUNT_PROMPT
+    fit: Fit = field(default_factory=NoCut)
+    metric: str = "none"
+    category: str = "test"
+    use_chat_template: bool = False
+    max_new_tokens: int = 1
+    size: int = 10
+    instances_per_item: int = 1
 
     def max_length(self, length: str) -> int:
         return 1024
@@ -255,14 +259,17 @@ class _Counting(Task):
                 yield Instance(f"q{i}", {"split": split, "context": i}, str(i), [str(i)])
 
 
+class _Unplannable(_Counting):
+    shardable = False
+
+
 def _builder(tmp_path, task: Task):
     bench = Benchmark("counting", (task,), features(), "d", "h", "c")
     return builder_class(bench, __name__)(config_name="count_1k", tokenizer="chars", cache_dir=str(tmp_path))
 
 
 def test_a_task_that_cannot_plan_keeps_one_shard(tmp_path):
-    task = _Counting()
-    task.shardable = False
+    task = _Unplannable()
     it = _builder(tmp_path, task).as_streaming_dataset(split="dev")
     assert it.num_shards == 1 and [r["input"] for r in it] == [f"dev {i}" for i in range(10)]
 
@@ -273,7 +280,8 @@ def test_the_core_cuts_the_plan_and_each_row_is_one_instance(tmp_path):
     assert it.num_shards == STREAM_SHARDS
     assert [r["query_id"] for r in it] == [f"q{i}" for i in range(10)]
     assert [r["query_id"] for r in it.shard(num_shards=STREAM_SHARDS, index=3)] == ["q3"]
-    task.instances_per_item = 2  # a task that builds more instances than it planned is a bug, named
+    # a task that builds more instances than it planned is a bug, named
+    task = replace(task, instances_per_item=2)
     with pytest.raises(RuntimeError, match=r"built 2 instances for 1 planned rows"):
         list(_builder(tmp_path / "two", task).as_streaming_dataset(split="dev"))
 
@@ -281,14 +289,13 @@ def test_the_core_cuts_the_plan_and_each_row_is_one_instance(tmp_path):
 def test_fewer_rows_than_shards_is_fine_but_an_empty_plan_is_an_error(tmp_path):
     from longbench_suite.errors import DataFormatError
 
-    task = _Counting()
-    task.size = 2
+    task = _Counting(size=2)
     builder = _builder(tmp_path / "a", task)
     it = builder.as_streaming_dataset(split="dev")
     assert it.num_shards == STREAM_SHARDS and [r["input"] for r in it] == ["dev 0", "dev 1"]
     builder.download_and_prepare()
     assert builder.as_dataset(split="dev")["input"] == ["dev 0", "dev 1"]
-    task.size = 0
+    task = replace(task, size=0)
     with pytest.raises(DataFormatError, match=r"'dev' split came out empty"):
         list(_builder(tmp_path / "b", task).as_streaming_dataset(split="dev"))
     assert isinstance(it, datasets.IterableDataset)

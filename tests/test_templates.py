@@ -27,8 +27,7 @@ def test_completion_is_upstream_format_of_the_joined_template():
 
 def test_chat_mode_is_the_user_turn_only():
     fields = {"demos": "", "context": "C", "question": "Q?"}
-    assert RAG.render_chat(fields) == [{"role": "user", "content": RAG.render_user(fields)}]
-    assert not RAG.render_chat(fields)[0]["content"].endswith("Answer:")
+    assert not RAG.render_user(fields).endswith("Answer:")
     assert RAG.render_suffix(fields) == "\nAnswer:"
 
 
@@ -118,7 +117,7 @@ def test_adversarial_values_are_inserted_verbatim(demos, context, question):
     prompt = RAG.render_completion(fields)
     # The template's own text, with the values put in by hand: nothing in a value is interpreted.
     assert prompt == RAG_HEAD + demos + context + "\n\nQuestion: " + question + "\nAnswer:"
-    assert RAG.render_chat(fields) == [{"role": "user", "content": prompt[: -len("\nAnswer:")]}]
+    assert RAG.render_user(fields) == prompt[: -len("\nAnswer:")]
     icl = PromptTemplate(ICL_USER, "label:", "\n").render_completion(
         {"context": context, "question": question}
     )

@@ -124,10 +124,10 @@ def test_without_tiktoken_only_tiktoken_specs_fail(monkeypatch, tiny_tokenizer):
     import sys
 
     from longbench_suite.errors import MissingDependencyError
-    from longbench_suite.fit import tokenizers
+    from longbench_suite.fit.tokenizers import loading
 
     monkeypatch.setitem(sys.modules, "tiktoken", None)
-    tokenizers._load_named.cache_clear()
+    loading._load_named.cache_clear()
     try:
         with pytest.raises(MissingDependencyError, match=r"'cl100k_base'.*pip install tiktoken"):
             load_tokenizer("cl100k_base")
@@ -138,7 +138,7 @@ def test_without_tiktoken_only_tiktoken_specs_fail(monkeypatch, tiny_tokenizer):
         assert load_tokenizer(tiny_tokenizer).count("river") > 0
         assert load_tokenizer("words").count("a b") == 2
     finally:
-        tokenizers._load_named.cache_clear()
+        loading._load_named.cache_clear()
 
 
 # -- transformers' decode clean-up (clean_up_tokenization_spaces) -----------------------------------

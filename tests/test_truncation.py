@@ -7,6 +7,7 @@ from tokenizers import Tokenizer
 
 from longbench_suite.fit import truncation as tr
 from longbench_suite.fit.tokenizers import HFTokenizer, load_tokenizer
+from tests.support.windows import keep_head, keep_tail
 
 PROSE = st.lists(
     st.sampled_from(
@@ -81,8 +82,8 @@ def _in_pieces(path: str) -> HFTokenizer:
 @example(text="0" * 24 + ".0000" * 60 + "\n" * 3000, n=2)  # cl100k merges runs of line breaks
 @example(text="0" + "a" * 3000, n=1)  # BPE groups a run from its start
 def test_fast_paths_equal_full_tokenization(counter, text, n):
-    assert tr.keep_head(text, counter, n) == tr.keep_head(text, counter, n, fast=False)
-    assert tr.keep_tail(text, counter, n) == tr.keep_tail(text, counter, n, fast=False)
+    assert keep_head(text, counter, n) == keep_head(text, counter, n, fast=False)
+    assert keep_tail(text, counter, n) == keep_tail(text, counter, n, fast=False)
     assert tr.keep_middle(text, counter, n) == tr.keep_middle(text, counter, n, fast=False)
     assert tr.start_of_token_from_end(text, counter, n) == tr.start_of_token_from_end(
         text, counter, n, fast=False
@@ -98,13 +99,13 @@ def test_fast_paths_equal_full_tokenization(counter, text, n):
 @given(text=TEXTS, n=BUDGETS)
 def test_head_and_tail_are_exact_token_windows(counter, text, n):
     full = counter.encode(text)
-    head = tr.keep_head(text, counter, n)
+    head = keep_head(text, counter, n)
     assert text.startswith(head)
     if len(full) <= n:
         assert head == text
     else:
         assert head == text[: full.offsets[n - 1][1]]
-    tail = tr.keep_tail(text, counter, n)
+    tail = keep_tail(text, counter, n)
     assert text.endswith(tail)
     body = len(full) - full.leading_specials - full.trailing_specials
     if body <= n:
@@ -215,7 +216,7 @@ def test_fast_path_tokenizes_far_less_than_the_document(llama2_tokenizer):
 
     counter.encode = spy
     document = "The river carried the golden lantern across the valley.\n" * 20_000
-    tr.keep_head(document, counter, 500)
+    keep_head(document, counter, 500)
     assert sum(seen) < len(document) / 50
 
 
@@ -234,16 +235,16 @@ LONG_LINES = st.lists(
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=LONG_LINES, n=st.integers(min_value=1, max_value=3000))
 def test_very_long_lines_cut_as_full_tokenization_does(counter, text, n):
-    assert tr.keep_head(text, counter, n) == tr.keep_head(text, counter, n, fast=False)
-    assert tr.keep_tail(text, counter, n) == tr.keep_tail(text, counter, n, fast=False)
+    assert keep_head(text, counter, n) == keep_head(text, counter, n, fast=False)
+    assert keep_tail(text, counter, n) == keep_tail(text, counter, n, fast=False)
     assert tr.keep_middle(text, counter, n) == tr.keep_middle(text, counter, n, fast=False)
 
 
 def test_empty_text_is_kept_empty(counter):
     for n in (1, 5):
         assert (
-            tr.keep_head("", counter, n)
-            == tr.keep_tail("", counter, n)
+            keep_head("", counter, n)
+            == keep_tail("", counter, n)
             == tr.keep_middle("", counter, n)
             == ""
         )
@@ -274,8 +275,8 @@ def test_lone_surrogates_fail_clearly_or_are_cut_away(counter, text, at, surroga
     text = text[:i] + surrogate + text[i:]
     marker = " ... [the rest of the text is omitted]"
     cuts = [
-        lambda: tr.keep_head(text, counter, n),
-        lambda: tr.keep_tail(text, counter, n),
+        lambda: keep_head(text, counter, n),
+        lambda: keep_tail(text, counter, n),
         lambda: tr.keep_middle(text, counter, n),
         lambda: tr.keep_head_with_marker(text, counter, n + 40, marker),
         lambda: tr.fit_by_cutting_context(lambda c: f"Read: {c}\nQ?", text, counter, n + 40)[0],
@@ -288,7 +289,7 @@ def test_lone_surrogates_fail_clearly_or_are_cut_away(counter, text, at, surroga
         else:  # the fast path may never tokenize a part it drops; what it keeps is valid
             assert not _has_lone_surrogate(kept)
     with pytest.raises(InvalidTextError, match="lone surrogate"):
-        tr.keep_head(text, counter, n, fast=False)
+        keep_head(text, counter, n, fast=False)
 
 
 DENSE = st.lists(

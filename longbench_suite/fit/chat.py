@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..errors import MissingDependencyError, OptionError
+from ..errors import ChatTemplateError, MissingDependencyError
 from .tokenizers import is_transformers_tokenizer
 
 _SPECIAL_KEYS = ("bos_token", "eos_token", "unk_token", "sep_token", "pad_token", "cls_token", "mask_token")
@@ -60,11 +60,6 @@ MAX_RANGE_STEPS = 100_000
 
 # The bound of the rendering under way: (characters it may hold, range steps left).
 _RENDER_BOUND: ContextVar[tuple[int, list[int]]] = ContextVar("chat_template_bound")
-
-
-class ChatTemplateError(OptionError):
-    """A chat template that cannot be read or rendered."""
-
 
 def _jinja():
     try:

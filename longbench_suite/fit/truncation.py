@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..errors import SuiteError
+from ..errors import BudgetError
 from .tokenizers import Encoding, TokenCounter, is_break
 
 MARGIN = 64
@@ -28,11 +28,6 @@ _SNAP_REACH = 4096  # how far to look for a line break to cut a window at
 _SAMPLE_CHARS = 4096  # sample that sets the first window size
 _OVERSHOOT = 1.05  # windows are this much longer than the sample's rate predicts
 _WHOLE_FRACTION = 0.8  # a window this close to the whole text costs more than the whole text
-
-
-class BudgetError(SuiteError, ValueError):
-    """The parts of a prompt that may not be cut already exceed the token budget."""
-
 
 @dataclass(frozen=True)
 class Window:
@@ -135,40 +130,6 @@ def tail_window(text: str, counter: TokenCounter, n_tokens: int, margin: int = M
         if len(enc) - enc.leading_specials >= needed + 2:  # + the newline and a dummy prefix
             return Window(enc, start, len(text), complete=False)
         n_chars = _grow(len(text) - start, needed, len(enc))
-
-
-def count_exceeds(text: str, counter: TokenCounter, budget: int) -> bool:
-    """Whether ``text`` has more than ``budget`` tokens, tokenizing no more than needed to tell."""
-    window = head_window(text, counter, budget + 1, margin=0)
-    return len(window.encoding) > budget
-
-
-def keep_head(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
-    """The shortest prefix of ``text`` that holds its first ``n_tokens`` tokens (specials included)."""
-    window = (
-        head_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
-    )
-    enc = window.encoding
-    if window.complete and len(enc) <= n_tokens:
-        return text
-    if n_tokens <= enc.leading_specials:
-        return ""
-    return text[: enc.offsets[n_tokens - 1][1]]
-
-
-def keep_tail(text: str, counter: TokenCounter, n_tokens: int, *, fast: bool = True) -> str:
-    """The shortest suffix of ``text`` that holds its last ``n_tokens`` tokens (specials excluded)."""
-    if n_tokens <= 0:
-        return ""
-    window = (
-        tail_window(text, counter, n_tokens) if fast else Window(counter.encode(text), 0, len(text), True)
-    )
-    enc = window.encoding
-    body = len(enc) - enc.leading_specials - enc.trailing_specials
-    if window.complete and body <= n_tokens:
-        return text
-    index = len(enc) - enc.trailing_specials - n_tokens
-    return text[window.start + enc.offsets[index][0] :]
 
 
 @dataclass(frozen=True)

@@ -147,11 +147,6 @@ def drawer(rng: random.Random, kind: str, excluded: frozenset[str] = frozenset()
     return allowed
 
 
-def random_value(rng: random.Random, kind: str) -> str:
-    """A key or value: a 7-digit number, an ``adjective-noun`` word or a version-4 UUID."""
-    return drawer(rng, kind)()
-
-
 class Excluded:
     """Keys and values a draw must never produce (those of evaluation rows); empty: draw freely."""
 

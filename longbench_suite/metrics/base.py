@@ -15,7 +15,7 @@ import re
 import string
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -178,11 +178,6 @@ def _room_below() -> int:
     return room
 
 
-def max_over(metric: Callable[[str, str], float], prediction: str, references: Iterable[str]) -> float:
-    """The best score of ``prediction`` against any reference (0 when there is none)."""
-    return max((metric(prediction, r) for r in references), default=0.0)
-
-
 # -- declarations and aggregation -------------------------------------------------------------------
 
 
@@ -215,6 +210,19 @@ class Judges:
 
     nli: Callable[[str, str], bool] | None = None
     llm: Callable[[str, int], str | None] | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class JudgeModels:
+    """The judges a user asked for, as a benchmark's ``make_judges(models) -> Judges`` hook takes them:
+    the LLM judge ``judge_model`` at ``endpoint`` (``None``: OpenAI's), the NLI judge ``nli_model``
+    loaded locally or served at ``nli_endpoint``; ``api_key`` for both servers."""
+
+    judge_model: str | None = None
+    nli_model: str | None = None
+    endpoint: str | None = None
+    api_key: str | None = None
+    nli_endpoint: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .. import registry
 from ..errors import GenerationError, SuiteError, describe
-from .base import Judges
+from .base import JudgeModels, Judges
 from .scoring import ScoreResult
 
 
@@ -44,30 +45,30 @@ def judges_from(
     nli_endpoint: str | None = None,
 ) -> Judges:
     """The CLI's judges: a chat model (OpenAI's, or any OpenAI-compatible server's at ``endpoint``),
-    and a seq2seq NLI model, loaded on first use or served at ``nli_endpoint``."""
-    from ..benchmarks.helmet.judge import OpenAIJudge
-    from ..benchmarks.helmet.metrics_alce import AUTOAIS_MODEL, EndpointNLIJudge, T5NLIJudge
+    and a seq2seq NLI model, loaded on first use or served at ``nli_endpoint``.
 
-    nli = None
-    if nli_endpoint:
-        nli = _Reported(
-            EndpointNLIJudge(model=nli_model or AUTOAIS_MODEL, base_url=nli_endpoint, api_key=api_key),
-            f"the NLI judge at {nli_endpoint}",
-        )
-    elif nli_model:
-        loaded: list[T5NLIJudge] = []
-
-        def nli(premise: str, hypothesis: str) -> bool:
-            if not loaded:
-                loaded.append(T5NLIJudge.from_pretrained(nli_model))
-            return loaded[0](premise, hypothesis)
-
-    llm = None
-    if judge_model:
-        llm = _Reported(
-            OpenAIJudge(model=judge_model, base_url=endpoint, api_key=api_key),
-            f"the LLM judge {judge_model!r} at {endpoint or 'OpenAI'}",
-        )
+    A benchmark whose metrics use judges makes them: its metrics module's ``make_judges`` hook (HELMET's),
+    found through the registry, so the core names no benchmark."""
+    if not (judge_model or nli_model or nli_endpoint):
+        return Judges()
+    models = JudgeModels(
+        judge_model=judge_model,
+        nli_model=nli_model,
+        endpoint=endpoint,
+        api_key=api_key,
+        nli_endpoint=nli_endpoint,
+    )
+    nli = llm = None
+    for name in registry.benchmark_names():
+        make = getattr(registry.metrics(name), "make_judges", None)
+        if make is not None:
+            made = make(models)
+            nli = made.nli if nli is None else nli
+            llm = made.llm if llm is None else llm
+    if nli is not None and nli_endpoint:
+        nli = _Reported(nli, f"the NLI judge at {nli_endpoint}")
+    if llm is not None:
+        llm = _Reported(llm, f"the LLM judge {judge_model!r} at {endpoint or 'OpenAI'}")
     return Judges(nli=nli, llm=llm)
 
 

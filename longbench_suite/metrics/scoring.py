@@ -6,7 +6,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..errors import DataFormatError, PredictionError, UnknownNameError
+from ..errors import DataFormatError, OptionError, PredictionError, UnknownNameError
+from ..options import BuildOptions
 from .base import Judges, Row, RowScores
 from .predictions import align_predictions
 
@@ -196,24 +197,33 @@ def score(
     nli: Callable[[str, str], bool] | None = None,
     judge: Callable[[str, int], str | None] | None = None,
     by: Sequence[str] = (),
-    **options: Any,
+    options: BuildOptions | None = None,
+    **metric_options: Any,
 ) -> ScoreResult:
     """Score one config's rows with its benchmark's official metrics.
 
     ``config`` is a config name (``"nq_8k"``, ``"helmet/nq_8k"``); ``rows`` the split (a
-    ``datasets.Dataset`` or a list of row dicts); ``predictions`` either strings in row order or
-    records ``{"index" | "query_id": ..., "prediction": str}``. ``mode`` says how the outputs were
+    ``datasets.Dataset`` or a list of row dicts), or ``None``: the config's ``split``, built with the
+    build ``options`` (:class:`~longbench_suite.options.BuildOptions`, as ``load_dataset`` builds it);
+    ``predictions`` either strings in row order or records
+    ``{"index" | "query_id": ..., "prediction": str}``. ``mode`` says how the outputs were
     generated (HELMET prepends the answer prefix in completion mode; ``"auto"`` follows each row's
     ``use_chat_template``). ``nli`` and ``judge`` are the model judges HELMET's citation and
-    GPT-4o metrics need; without them those metrics are reported as not computed. ``options`` go to
-    the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``).
+    GPT-4o metrics need; without them those metrics are reported as not computed. The other keywords go
+    to the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``).
     """
     from .. import registry
 
     benchmark, name = registry.resolve(config)
     task, length = registry.benchmark(benchmark).lookup(name)
-    rows = load_rows(rows)
     qualified = f"{benchmark}/{name}"
+    if rows is None:
+        from ..api import load_dataset
+
+        rows = load_dataset(registry.SUITE, qualified, split=split, options=options)
+    elif options is not None:
+        raise OptionError("score: options= builds the rows; give rows=None with it, or the rows alone")
+    rows = load_rows(rows)
     return score_task(
         benchmark,
         task.name,
@@ -225,7 +235,7 @@ def score(
         mode=mode,
         judges=Judges(nli=nli, llm=judge),
         by=by,
-        options=options,
+        options=metric_options,
     )
 
 

@@ -36,8 +36,6 @@ class Journal:
         self.path = path
         self.query_ids = list(query_ids)
         self.done: dict[int, dict[str, Any]] = {}
-        #: bytes of a partial last line cut off by :meth:`load` (0: the file ended cleanly)
-        self.dropped_bytes = 0
 
     def load(self) -> dict[int, dict[str, Any]]:
         """The rows the file already holds, by index; a partial last line is cut off the file."""
@@ -50,7 +48,6 @@ class Journal:
             raise PredictionError(f"cannot read predictions {self.path}: {exc}") from None
         end = data.rfind(b"\n") + 1
         if end < len(data):
-            self.dropped_bytes = len(data) - end
             try:
                 with open(self.path, "r+b") as f:
                     f.truncate(end)

@@ -22,16 +22,17 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ..errors import LOCAL_ERRNOS, OptionError, PredictionError, StorageError, describe
+from ..errors import LOCAL_ERRNOS, OptionError, PredictionError, RunMismatchError, StorageError, describe
+from ..options import NAMES, BuildOptions, path_options, where_only_options
 
 RUN_FILE = "run.json"
 FORMAT = 1
 #: the results ``--score`` writes beside the predictions (discarded with them by ``force_new``)
 REPORTS = ("results.md", "results.json", "scores.png")
 #: build options that name a local file or folder: recorded as absolute paths
-_PATHS = ("mirror", "data_dir", "cache_dir", "tokenizer", "pretruncation_tokenizer", "chat_template")
+_PATHS = path_options()
 #: build options that do not change the rows: recorded, never a contradiction
-_WHERE_ONLY = ("cache_dir",)
+_WHERE_ONLY = where_only_options()
 #: recorded identities of the tokenizers and chat template (compared where both sides know them)
 IDENTITIES = {
     "tokenizer_identity": "tokenizer",
@@ -39,11 +40,6 @@ IDENTITIES = {
     "chat_template_identity": "chat_template",
 }
 _OBJECT = "_object"  # suffix of the key naming a tokenizer or template given as a Python object
-
-
-class RunMismatchError(OptionError):
-    """Options that contradict the run record of an output folder (names both values)."""
-
 
 def _option(name: str) -> str:
     return f"--{name.replace('_', '-')}"
@@ -65,14 +61,12 @@ def _jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def build_record(options: Mapping[str, Any], builders: Sequence = ()) -> dict[str, Any]:
-    """The build options given (``None``, ``False`` and empty ones left out: they are the defaults),
-    local paths made absolute, and the identities of the tokenizers and chat template the builders
-    loaded (the hash of a ``tokenizer.json``: an edited file is another tokenizer)."""
+def build_record(options: BuildOptions, builders: Sequence = ()) -> dict[str, Any]:
+    """The build options given (the fields not at their default), local paths made absolute, and the
+    identities of the tokenizers and chat template the builders loaded (the hash of a
+    ``tokenizer.json``: an edited file is another tokenizer)."""
     record: dict[str, Any] = {}
-    for name, value in sorted(options.items()):
-        if value is None or value is False or value == {}:
-            continue
+    for name, value in sorted(options.given().items()):
         if isinstance(value, str) and name in _PATHS:
             value = _absolute(value)
         elif name == "generate" and isinstance(value, Mapping):
@@ -83,12 +77,12 @@ def build_record(options: Mapping[str, Any], builders: Sequence = ()) -> dict[st
         record[name] = _jsonable(value)
     for builder in builders:
         loaded = {
-            "tokenizer_identity": builder._tokenizer,
+            "tokenizer_identity": builder.loaded_tokenizer,
             "pretruncation_tokenizer_identity": builder.pretruncation_tokenizer,
             "chat_template_identity": builder.chat_template,
         }
         for key, thing in loaded.items():
-            if thing is not None and options.get(IDENTITIES[key]) is not None:
+            if thing is not None and getattr(options, IDENTITIES[key]) is not None:
                 record.setdefault(key, thing.identity)
     return record
 
@@ -257,35 +251,37 @@ def _remove(path: str) -> None:
         raise StorageError(f"--force-new: cannot remove {path}: {describe(exc)}") from None
 
 
-def score_options(record: Mapping[str, Any], given: Mapping[str, Any], source: str) -> dict[str, Any]:
+def score_options(record: Mapping[str, Any], given: BuildOptions, source: str) -> BuildOptions:
     """The build options to score a recorded run with: the recorded ones, and any given that agree
     with them (a given ``cache_dir`` is taken as it is). A given option that contradicts the record is
     one line naming both values; a tokenizer recorded as a Python object must be given again."""
     recorded = record["build"]
     options = {k: v for k, v in recorded.items() if k not in IDENTITIES and not k.endswith(_OBJECT)}
-    given_record = build_record(given)
-    for key, value in given_record.items():
+    for key, value in build_record(given).items():
         if key in _WHERE_ONLY or key.endswith(_OBJECT):
             continue
         if recorded.get(key) != value and not recorded.get(key + _OBJECT):
             raise _mismatch(
                 source, _option(key), recorded.get(key), value, "leave it out to use the recorded one"
             )
-    for key, value in given.items():
-        if value is not None and value is not False and value != {}:
-            options[key] = value
+    options.update(given.given())
     for key in (k for k in recorded if k.endswith(_OBJECT)):
         name = key.removesuffix(_OBJECT)
-        if given.get(name) is None:
+        if getattr(given, name, None) is None:
             raise OptionError(
                 f"{source}: the run's {name} was a Python {recorded[key]} object, which a record cannot "
                 f"hold; give {_option(name)} with the same one (its identity is checked)"
             )
-    return options
+    unknown = sorted(set(options) - set(NAMES))
+    if unknown:
+        raise PredictionError(
+            f"{source}: the record has build options this version does not know: {', '.join(unknown)}"
+        )
+    return BuildOptions(**options)
 
 
 def check_identities(
-    record: Mapping[str, Any], options: Mapping[str, Any], builders: Iterable, source: str
+    record: Mapping[str, Any], options: BuildOptions, builders: Iterable, source: str
 ) -> None:
     """Refuse a build whose tokenizer or chat template is not the one the run recorded (a tokenizer
     file edited since, or another one given for a recorded object)."""

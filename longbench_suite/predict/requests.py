@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..generation import Generation
+from ..decoding import Generation
 from ..task import Task
 from ..training.formats import user_turn
 

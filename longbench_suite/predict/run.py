@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import OptionError, UnknownNameError
+from ..options import BuildOptions
 from . import record as run_record
 from .backends import Backend, OpenAIBackend
 from .runner import predict_split
@@ -78,6 +79,17 @@ def check_limit(limit: int | None) -> None:
         raise OptionError(f"--limit {limit!r}: give a number of rows, 1 or more")
 
 
+def check_requests(*, concurrency: int = 8, max_retries: int = 8, timeout: float = 600.0) -> None:
+    """Refuse request settings no backend can work with: no request in flight, fewer than no retries,
+    a request given no time."""
+    for name, value, least in (("concurrency", concurrency, 1), ("max_retries", max_retries, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            flag = "--" + name.replace("_", "-")
+            raise OptionError(f"{name} ({flag}) must be an integer of at least {least}, got {value!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < float("inf"):
+        raise OptionError(f"timeout (--timeout) must be a positive number of seconds, got {timeout!r}")
+
+
 def partial_note(qualified: str, rows: int, split_rows: int) -> str:
     return f"{qualified}: {rows} of {split_rows} rows (a partial split)"
 
@@ -108,6 +120,7 @@ def predict(
     judges=None,
     plot: bool = True,
     progress: bool | None = None,
+    options: BuildOptions | None = None,
     **build_options: Any,
 ) -> PredictRun:
     """Predict ``split`` of every config into ``output_dir/<benchmark>/<config>.<split>.jsonl``.
@@ -120,13 +133,16 @@ def predict(
     only under the same record (``force_new`` discards the folder's predictions and starts over).
     ``score=True`` then scores every config with its benchmark's metrics and writes ``results.md``,
     ``results.json`` and ``scores.png`` into ``output_dir``; a partial split (``limit`` below the
-    split's rows) is scored only with ``allow_partial=True``, and marked partial. ``build_options``
-    are :func:`~longbench_suite.get_builder`'s (``mirror``, ``tokenizer``, ``cache_dir``, ...).
+    split's rows) is scored only with ``allow_partial=True``, and marked partial. The build options are
+    ``options=BuildOptions(...)`` and/or its fields as keywords (``mirror``, ``tokenizer``,
+    ``cache_dir``, ...; a keyword replaces that field), as for :func:`~longbench_suite.get_builder`.
     """
     from .. import api
 
+    options = BuildOptions.of(options, **build_options)
     check_split_name(split)
     check_limit(limit)
+    check_requests(concurrency=concurrency, max_retries=max_retries, timeout=timeout)
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(
@@ -138,7 +154,7 @@ def predict(
             max_retries=max_retries,
             timeout=timeout,
         )
-    builders = [api.get_builder(name, **build_options) for name in configs]
+    builders = [api.get_builder(name, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     api.prepare(builders)
@@ -168,7 +184,7 @@ def predict(
         endpoint=endpoint,
         split=split,
         limit=limit,
-        build=run_record.build_record(build_options, builders),
+        build=run_record.build_record(options, builders),
     )
     run = PredictRun(files={}, record=run_record.claim(output_dir, record, files, force_new=force_new))
     splits = []

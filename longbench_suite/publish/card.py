@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 
-from ..errors import DataFormatError, SuiteError
+from ..errors import DataFormatError, SuiteError, TemplateError
 from .histogram import plot_histogram, require_matplotlib  # noqa: F401 (re-exported)
 from .staging import replace_file
 from .stats import SplitStats, stats_of_counts
@@ -106,11 +106,6 @@ class ConfigCounts:
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise DataFormatError(f"{path}: not a token-count file of longbench-suite ({exc})") from None
-
-
-class TemplateError(SuiteError, ValueError):
-    """A dataset-card template that is missing or lacks a required marker."""
-
 
 def template(benchmark: str):
     """The benchmark's card template as a ``huggingface_hub.DatasetCard``."""
@@ -262,10 +257,11 @@ def generated_section(counts: Sequence[ConfigCounts]) -> str:
         "under the tokenizer named (the `helmet` recipe: `max_length − max_new_tokens`, as HELMET fits "
         "its rows; the `ruler` recipe: RULER's own rule and draws), scored with the matching task's "
         "metric. The same generator, options, length and tokenizer give the same rows byte for byte. "
-        "With the `helmet` recipe no row shares a key, value or needle with the `eval` rows of the task "
-        "it avoids, at any of its lengths (`longbench-suite check CONFIG` with the same `--generate` "
-        "options verifies it); RULER's recipe reproduces RULER's draws and screens nothing. They have a "
-        "`dev` split only."
+        "Screened (the default), a `helmet`-recipe row shares no key, value or needle with the `eval` rows "
+        "of the task it avoids, at any of its lengths (`longbench-suite check CONFIG` with the same "
+        "`--generate` options verifies it); RULER's recipe makes RULER's draws and skips a row whose asked "
+        "key or answer is such a string, but not its distractor needles; `screen=false` screens nothing "
+        "(rows may share keys with HELMET's eval). They have a `dev` split only."
     )
     return "\n\n".join(["## Generated configs", intro, markdown_table(["config", *facts, "tokenizer"], rows)])
 

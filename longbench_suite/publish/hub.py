@@ -32,6 +32,7 @@ from huggingface_hub import HfApi
 from .. import api, registry
 from .._version import __version__
 from ..errors import OptionError, SourceUnavailableError, SuiteError, UnknownNameError, describe
+from ..options import BuildOptions, split_keywords
 from ..source import MIRROR_ENV
 from ..source.manifest import read_manifest
 from ..task import SPLITS
@@ -81,6 +82,21 @@ def _shard_count(dataset, max_shard_size: int | str) -> int:
 
     by_size = int(dataset.data.nbytes / convert_file_size_to_int(max_shard_size)) + 1
     return max(1, min(by_size, len(dataset)))
+
+
+def check_max_shard_size(max_shard_size: int | str) -> None:
+    """Refuse a shard size ``datasets`` cannot read (``"500MB"``, ``"1GiB"``, a number of bytes) or
+    that is not positive, before anything is built."""
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    try:
+        size = convert_file_size_to_int(max_shard_size)
+    except (TypeError, ValueError):
+        size = None
+    if isinstance(max_shard_size, bool) or not isinstance(size, int) or size < 1:
+        raise OptionError(
+            f"max_shard_size (--max-shard-size) must be a size such as 500MB or 1GiB, got {max_shard_size!r}"
+        )
 
 
 def tokenizer_label(name: str) -> str:
@@ -141,7 +157,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
     # without max_input_tokens) has none to report, and none is loaded for the card: its statistics
     # give the rows only, and say why.
     counted_splits = {s: c for s, c in counts.items() if None not in c}
-    tokenizer = builder._tokenizer
+    tokenizer = builder.loaded_tokenizer
     counted = cards.ConfigCounts(
         config,
         tokenizer_label(tokenizer.name) if tokenizer else "none",
@@ -193,15 +209,7 @@ def export(
     configs: Sequence[str],
     output_dir: str,
     *,
-    tokenizer=None,
-    mirror: str | None = None,
-    data_dir: str | None = None,
-    cache_dir: str | None = None,
-    max_input_tokens: int | None = None,
-    pretruncation_tokenizer=None,
-    chat_template=None,
-    generate: dict | None = None,
-    demo: bool = False,
+    options: BuildOptions | None = None,
     max_shard_size: int | str = DEFAULT_MAX_SHARD_SIZE,
     histogram: bool = True,
     repo_id: str | None = None,
@@ -209,11 +217,13 @@ def export(
     num_proc: int | None = None,
     engine: str = "local",
     address: str | None = None,
+    **build_options,
 ) -> ExportResult:
     """Build ``configs`` (of one benchmark) and write them into ``output_dir`` in the Hub layout.
 
-    Build options are :func:`longbench_suite.load_dataset`'s. ``output_dir`` is a local folder or any
-    fsspec URL (``s3://``, ``gs://``, ``hf://``; :mod:`.remote`). ``max_shard_size`` caps each Parquet
+    The build options are ``options=BuildOptions(...)`` and/or its fields as keywords (a keyword
+    replaces that field), as for :func:`longbench_suite.get_builder`. ``output_dir`` is a local folder
+    or any fsspec URL (``s3://``, ``gs://``, ``hf://``; :mod:`.remote`). ``max_shard_size`` caps each Parquet
     file's uncompressed size; ``histogram=False`` skips the PNG (no matplotlib needed); ``repo_id``
     names the repo in the card's usage example. ``holdout_fraction`` also writes the two sides of the
     stable hold-out of ``dev`` (:mod:`longbench_suite.training.holdout`) as the splits ``train`` and
@@ -233,15 +243,7 @@ def export(
         num_proc=num_proc,
         engine=engine,
         address=address,
-        tokenizer=tokenizer,
-        mirror=mirror,
-        data_dir=data_dir,
-        cache_dir=cache_dir,
-        max_input_tokens=max_input_tokens,
-        pretruncation_tokenizer=pretruncation_tokenizer,
-        chat_template=chat_template,
-        generate=generate,
-        demo=demo,
+        options=BuildOptions.of(options, **build_options),
     )
 
 
@@ -258,16 +260,17 @@ def _export(
     address: str | None = None,
     hub_card: str | None = None,
     before_move: Callable[[str, ExportResult], None] | None = None,
-    **options,
+    options: BuildOptions,
 ) -> ExportResult:
     """:func:`export`, and for :func:`push`: ``hub_card``, a folder holding the repo's card and token
     counts, is merged into the export; ``before_move(stage, result)`` runs on the complete staging
     folder, so the output folder changes only if it returns (a failed upload leaves it as it was).
-    ``options`` are the build options (:func:`longbench_suite.api.get_builder`'s)."""
+    ``options`` are the build options."""
     from .. import distributed
 
     benchmark, names = _resolve(configs)
     api.check_num_proc(num_proc)
+    check_max_shard_size(max_shard_size)
     if holdout_fraction is not None:
         check_holdout_options(None, holdout_fraction)
     distributed.check_engine(engine, address, num_proc)
@@ -286,7 +289,7 @@ def _export(
                 address=address,
                 hub_card=hub_card,
                 before_move=before_move,
-                **options,
+                options=options,
             )
         result.directory = output_dir
         return result
@@ -305,7 +308,7 @@ def _export(
     qualified = [f"{benchmark}/{name}" for name in names]
     if engine == "ray":
         distributed.prepare(qualified, options, address=address)
-    builders = [api.get_builder(name, **options) for name in qualified]
+    builders = [api.get_builder(name, options=options) for name in qualified]
     api.prepare(builders, num_proc=num_proc)
     result = ExportResult(os.path.abspath(output_dir), benchmark, names)
     configs_yaml, infos = {}, {}
@@ -400,7 +403,8 @@ def push(
     commit_message: str | None = None,
     dry_run: bool = False,
     output_dir: str | None = None,
-    **options,
+    options: BuildOptions | None = None,
+    **export_options,
 ) -> PushResult:
     """Export ``configs`` and upload them to the Hub dataset repo ``repo_id`` in one commit.
 
@@ -411,8 +415,11 @@ def push(
     ``dry_run`` checks the repo id and exports (into ``output_dir`` or a temporary directory) without
     contacting the Hub, so the files it lists are those of the pushed configs and a card of those
     alone, and the deletions are the patterns (the repo's files are not listed); ``output_dir`` keeps
-    the uploaded folder. Other options are :func:`export`'s.
+    the uploaded folder. Other options are :func:`export`'s (the build options: ``options=`` and/or its
+    fields as keywords).
     """
+    build, export_options = split_keywords(export_options)
+    options = BuildOptions.of(options, **build)
     check_repo_id(repo_id)
     benchmark, names = _resolve(configs)  # fail on bad names before touching the Hub
     message = commit_message or f"Add {', '.join(names)} ({benchmark}, longbench-suite {__version__})"
@@ -420,7 +427,7 @@ def push(
     with tempfile.TemporaryDirectory(prefix="longbench-suite-push-") as scratch:
         folder = output_dir or os.path.join(scratch, "repo")
         if dry_run:
-            result = export(configs, folder, repo_id=repo_id, **options)
+            result = export(configs, folder, repo_id=repo_id, options=options, **export_options)
             return PushResult(
                 **vars(result), url=repo_url(repo_id), commit_message=message, delete_patterns=patterns
             )
@@ -452,7 +459,15 @@ def push(
                     delete_patterns=patterns,
                 )
 
-        result = _export(configs, folder, repo_id=repo_id, hub_card=hub_card, before_move=upload, **options)
+        result = _export(
+            configs,
+            folder,
+            repo_id=repo_id,
+            hub_card=hub_card,
+            before_move=upload,
+            options=options,
+            **export_options,
+        )
         return PushResult(
             **vars(result),
             url=repo_url(repo_id),

@@ -34,7 +34,14 @@ import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
 
-from ..errors import MissingDependencyError, SourceError, StorageError, describe, local_cause
+from ..errors import (
+    CorruptArchiveError,
+    MissingDependencyError,
+    SourceError,
+    StorageError,
+    describe,
+    local_cause,
+)
 from . import gzipfast
 
 VERIFIED_SUFFIX = ".sha256-verified"
@@ -62,11 +69,6 @@ _BAD_BYTES = (
 CRC_PRECHECK_MAX_BYTES = 64 << 20
 # What opening a remote archive raises when it cannot be had at all (HTTP errors, refused connections).
 _UNREACHABLE = (FileNotFoundError, ConnectionError, TimeoutError, PermissionError)
-
-
-class CorruptArchiveError(SourceError):
-    """An archive that cannot be read to the end."""
-
 
 def sha256_of(path: str, cache_dir: str | None = None) -> tuple[str, int]:
     """sha256 and size of a file, remembered (by path, size and mtime) under ``cache_dir``."""

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..errors import SourceError
+from ..errors import ShortBodyError, SourceError
 
 #: seconds without a byte (or a connection) before a request counts as failed
 IDLE_TIMEOUT = float(os.environ.get("LONGBENCH_SUITE_IDLE_TIMEOUT", "60"))
@@ -241,7 +241,7 @@ def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) ->
                         done += len(chunk)
                         attempts.progressed()
                 if done != size:
-                    raise _ShortBody(f"the body of {url} ended after {done} of its {size} bytes")
+                    raise ShortBodyError(f"the body of {url} ended after {done} of its {size} bytes")
             except Exception as exc:
                 attempts.failed_with(exc)
                 done = min(done, size)
@@ -249,10 +249,6 @@ def _fetch(fs, url: str, partial: str, size: int | None, attempts: _Attempts) ->
         if read != size:  # a body that ran past the announced length: never keep such a file
             out.truncate(0)
             raise SourceError(f"the body of {url} ran past its announced {size} bytes ({read} read)")
-
-
-class _ShortBody(ConnectionResetError):
-    """A response that ended before the length the server announced (retried, from where it ended)."""
 
 
 def _stream(fs, url: str, start: int, size: int):

@@ -1,7 +1,7 @@
 """What a sample mirror declares of its own files' record counts.
 
 Upstream's record counts (``RemoteFile(..., records=N)``) hold for upstream's files only: the library's
-sample files (``longbench_suite.synthetic.write_to_mirror``, used by every benchmark's ``samples``
+sample files (``longbench_suite.samplefiles.write_to_mirror``, used by every benchmark's ``samples``
 module and by the demo sandbox) hold fewer. So the writer declares, beside the files it writes, how
 many records each holds (``MIRROR/longbench-suite-records.json``: ``HOST/PATH`` and
 ``HOST/PATH#MEMBER`` -> records). A resolver reading from a mirror (a directory or an http(s) base) or

@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 
 from ..errors import OptionError, UnknownNameError
+from ..options import DEFAULT_HOLDOUT_FRACTION
 
 SIDES = ("train", "valid")
-DEFAULT_FRACTION = 0.05
+DEFAULT_FRACTION = DEFAULT_HOLDOUT_FRACTION
 _SALT = b"longbench-suite-holdout\x1f"
 
 

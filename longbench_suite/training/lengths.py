@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datasets
 
-from ..errors import SuiteError
+from ..errors import TrainingLengthError
 
 #: tokens a completion-mode example may have beyond its input and output: the separator and the
 #: end-of-sequence token the trainer appends
@@ -19,11 +19,6 @@ EXAMPLE_OVERHEAD = 2
 #: tokens a chat template may add around a chat-mode example when the model's tokenizer is not given
 #: (role markers, a default system prompt; generous: the templates of common models add fewer)
 CHAT_TEMPLATE_MARGIN = 64
-
-
-class TrainingLengthError(SuiteError, ValueError):
-    """A trainer setting that would cut or drop examples."""
-
 
 def chat_template_overhead(tokenizer) -> int:
     """Tokens ``tokenizer``'s chat template adds around a user turn and an assistant turn (plus

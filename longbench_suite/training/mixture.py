@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import datasets
 
 from .. import registry
-from ..errors import DataFormatError, UnknownNameError
+from ..errors import DataFormatError, OptionError, UnknownNameError
+from ..options import BuildOptions, split_keywords
 
 logger = logging.getLogger("longbench_suite")
 
@@ -52,7 +53,7 @@ def expand(weights: Mapping[str, float]) -> list[Source]:
     shares: dict[str, float] = {}
     for pattern, weight in weights.items():
         if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
-            raise ValueError(f"the weight of {pattern!r} must be a non-negative number, got {weight!r}")
+            raise OptionError(f"the weight of {pattern!r} must be a non-negative number, got {weight!r}")
         qualified = pattern if "/" in pattern else f"*/{pattern}"
         matches = [name for name in everything if fnmatch.fnmatchcase(name, qualified)]
         if not matches:
@@ -61,7 +62,7 @@ def expand(weights: Mapping[str, float]) -> list[Source]:
             shares[name] = shares.get(name, 0.0) + weight / len(matches)
     total = sum(shares.values())
     if total <= 0:
-        raise ValueError("the weights of a mixture must not all be 0")
+        raise OptionError("the weights of a mixture must not all be 0")
     return [Source(name, share / total) for name, share in shares.items() if share > 0]
 
 
@@ -75,7 +76,8 @@ def mixture(
     chat: bool | None = None,
     holdout: str | None = None,
     holdout_fraction: float | None = None,
-    **options,
+    options: BuildOptions | None = None,
+    **load_options,
 ) -> datasets.IterableDataset:
     """One stream of ``split`` rows drawn from the configs ``weights`` names.
 
@@ -84,24 +86,29 @@ def mixture(
     training examples, ``source`` kept, in one mode for every row: the configs' own when they agree,
     else chat mode; ``chat=`` forces one). ``stopping_strategy`` is
     ``interleave_datasets``'s: ``"all_exhausted"`` (default) oversamples the smaller sources until every
-    source has been seen whole. ``options`` are :func:`longbench_suite.load_dataset`'s (``mirror``,
-    ``tokenizer``, ...).
+    source has been seen whole. ``options=BuildOptions(...)`` and the other keywords are
+    :func:`longbench_suite.load_dataset`'s (``mirror``, ``tokenizer``, ...; a build option given as a
+    keyword replaces that field of ``options``).
     """
     from ..api import load_dataset
     from .formats import training_format
 
     if stopping_strategy not in STOPPING:
         raise UnknownNameError(f"stopping_strategy must be one of {', '.join(STOPPING)}")
+    build, load_options = split_keywords(load_options)
+    options = BuildOptions.of(options, **build)
     sources = expand(weights)
     if format is not None or chat is not None:
-        chat = examples_mode(sources, chat, fitted_to_chat_template=options.get("chat_template") is not None)
+        chat = examples_mode(sources, chat, fitted_to_chat_template=options.chat_template is not None)
     extra = {}
     if holdout is not None:
         extra["holdout"] = holdout
     if holdout_fraction is not None:
         extra["holdout_fraction"] = holdout_fraction
     streams = [
-        load_dataset(*s.config.split("/", 1), split=split, streaming=True, **extra, **options)
+        load_dataset(
+            *s.config.split("/", 1), split=split, streaming=True, options=options, **extra, **load_options
+        )
         for s in sources
     ]
     shared = [

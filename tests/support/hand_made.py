@@ -12,9 +12,9 @@ from pathlib import Path
 
 from longbench_suite import registry
 from longbench_suite.records import count_records
+from longbench_suite.samplefiles import record_counts
 from longbench_suite.source import Member, RemoteFile, SourceResolver
 from longbench_suite.source.samples import declare_sample_records, key
-from longbench_suite.synthetic import record_counts
 
 
 def declare_as_written(data_dir: str | Path, config: str) -> None:

@@ -15,7 +15,7 @@ import dataclasses
 import logging
 from abc import abstractmethod
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 import datasets
@@ -24,7 +24,6 @@ from longbench_suite.fit.rules import Fit, NoCut
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Memo
 from longbench_suite.records import IDENTIFIER, iter_json_records, take
-from longbench_suite.render import PromptTemplate
 from longbench_suite.row import features
 from longbench_suite.source import FileRef, RemoteFile
 from longbench_suite.task import SPLITS, BuildEnv, Task
@@ -102,18 +101,17 @@ class FileScan:
         return len(self.dev_indices)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class AdaTask(Task):
     """One Ada-LEval task. A family subclass says which field groups rows and how a record becomes a row."""
 
-    name: str
     file_stem: str
     paper: Mapping[str, PaperStats]
-    template: PromptTemplate
-    metric: str
-    category: str
-    description: str = ""
+    #: settings hosted upstream that the paper does not report
     not_in_paper: tuple[str, ...] = ()
+    #: every setting in the paper or hosted beside it, smallest first (not declared: derived)
+    lengths: tuple[str, ...] = field(init=False)
+    # Ada-LEval's defaults for the declaration fields
     default_tokenizer: str = DEFAULT_TOKENIZER
     fit: Fit = NEVER_CUT
     #: the official runner sends every prompt as one user turn
@@ -126,9 +124,9 @@ class AdaTask(Task):
     #: the field whose value ties rows together (no group may be in both splits)
     group_field: ClassVar[str] = ""
 
-    @property
-    def lengths(self) -> tuple[str, ...]:
-        return tuple(sorted({*self.paper, *self.not_in_paper}, key=setting_k))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "lengths", tuple(sorted({*self.paper, *self.not_in_paper}, key=setting_k)))
+        super().__post_init__()
 
     def file_name(self, length: str) -> str:
         return f"{self.file_stem}_{length}.json"

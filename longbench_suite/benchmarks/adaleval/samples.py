@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, json_bytes, write_to_mirror
+from longbench_suite.samplefiles import TextMaker, json_bytes, write_to_mirror
 
 from .bestanswer import TASK as BESTANSWER
 from .common import eval_rows, setting_k

@@ -139,7 +139,7 @@ def qampari_reference(record: dict, where: str) -> Reference:
     )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class AlceTask(ShuffledTask):
     test_file: str = ""
     prompts: RemoteFile | None = None

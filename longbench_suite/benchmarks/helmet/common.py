@@ -9,12 +9,10 @@ from typing import TypeVar
 
 import datasets
 
+from longbench_suite.decoding import Generation
 from longbench_suite.errors import DataFormatError
 from longbench_suite.fit.rules import CutContextTail, Fit
-from longbench_suite.generation import Generation
 from longbench_suite.partition import sampling
-from longbench_suite.partition.leakage import DEFAULT_RULE, LeakageRule
-from longbench_suite.render import PromptTemplate
 from longbench_suite.row import features, query_id
 from longbench_suite.source import Member, RemoteFile, hub_url
 from longbench_suite.task import Task
@@ -60,24 +58,18 @@ FEATURES = features(
 HELMET_GENERATION = Generation(temperature=0.0, top_p=1.0, seed=sampling.HELMET_SEED)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class HelmetTask(Task):
-    """A HELMET task: its prompt, generation length and chat-mode default (``docs/helmet.md`` §1.2-§1.3)."""
+    """A HELMET task: its prompt, generation length (HELMET's ``generation_max_length``) and chat-mode
+    default (``docs/helmet.md`` §1.2-§1.3)."""
 
-    name: str
     helmet_name: str
-    template: PromptTemplate
-    max_new_tokens: int  # HELMET's generation_max_length
-    use_chat_template: bool
-    metric: str
-    category: str
-    description: str = ""
-    lengths: tuple[str, ...] = tuple(LENGTHS)
-    default_tokenizer: str = DEFAULT_TOKENIZER
     #: ``dev`` sizes count the candidates before this rule's drops (``docs/helmet-derived.md``)
     sizes: Mapping[str, int] = field(default_factory=dict)
+    # HELMET's defaults for the declaration fields
+    lengths: tuple[str, ...] = tuple(LENGTHS)
+    default_tokenizer: str = DEFAULT_TOKENIZER
     fit: Fit = CUT_CONTEXT_TAIL
-    leakage: LeakageRule = DEFAULT_RULE
     generation: Generation = HELMET_GENERATION
 
     def window(self, length: str) -> int:

@@ -10,16 +10,25 @@ K = 1024). Options, through ``generate={...}``:
   max_new_tokens``, one generator per row so rows shard) or ``"ruler"`` (RULER's own template, 128
   generated tokens and one random stream: RULER's rows, byte for byte);
 - ``haystack``: ``noise``, ``needle`` or ``essay`` instead of the variant's own;
-- ``essay``: a file for the essay haystack (RULER's ``PaulGrahamEssays.json``, or plain text).
+- ``essay``: a file for the essay haystack (RULER's ``PaulGrahamEssays.json``, or plain text);
+- ``screen`` (``True``): avoid the keys and values of the ``eval`` rows of HELMET's matching task at
+  every length, read once from HELMET's files and cached (:data:`SCREENS`); ``False`` reads nothing
+  (rows may then share keys with HELMET's eval).
 
-No generated row shares a key or value with any needle or pair of the ``eval`` rows of HELMET's
-matching task at any of its lengths: they are read from HELMET's files and never drawn.
+Screened, the default recipe never draws an ``eval`` key or value; RULER's recipe makes RULER's draws
+and skips a row whose asked key or answer is one (``docs/generate.md`` §5).
+
+Limits, checked before any work (``docs/generate.md`` §1): :data:`MAX_LENGTH`, :data:`MAX_ROWS` and the
+essay file's size (:data:`MAX_ESSAY_BYTES`) and content (UTF-8 text, not blank, no NUL or lone
+surrogate).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import logging
+import os
 import random
 import re
 import sys
@@ -27,7 +36,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from longbench_suite.errors import DataFormatError, OptionError, SourceError
+from longbench_suite.errors import DataFormatError, OptionError, SourceError, first_lone_surrogate
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
@@ -35,15 +44,17 @@ from longbench_suite.generate.kv import kv_row
 from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
+from longbench_suite.memo import Codec, Memo
 from longbench_suite.partition import sampling
 from longbench_suite.partition.leakage import LeakageRule
 from longbench_suite.render import PromptTemplate
 from longbench_suite.task import BuildEnv
 
-from .common import HelmetTask, digest_id
+from .common import ARCHIVE, HelmetTask, digest_id
 from .lengths import LENGTHS
 from .recall import JSON_KV_DEMO, JSON_KV_TEMPLATE, RULER_MK_TEMPLATE, RULER_MV_TEMPLATE
 from .recall import TASKS as RECALL
+from .sentences import sent_tokenize
 
 _LENGTH = re.compile(r"(\d+)([km]?)")
 _UNITS = {"": 1, "k": 1024, "m": 1024 * 1024}
@@ -54,6 +65,23 @@ RULER_PREFIX = " " + RULER_MV_TEMPLATE.answer_prefix
 RULER_TOKENS_TO_GENERATE = 128
 MARK = "\x00context\x00"
 RECIPES = ("helmet", "ruler")
+#: the longest generated config, in tokens (16m): past any model's context (the longest announced is
+#: 10M). A row is built, tokenized and stored whole, ~40 bytes of memory per token at its peak (0.41-0.49
+#: GB of RSS for one 8m row, Llama-2), so a much longer length would exhaust memory mid-build
+MAX_LENGTH = 16 * 1024 * 1024
+#: the most rows one config generates (ten million; ``None`` streams without end). A prepared split
+#: stores every row: at the shortest HELMET length, 8k, this many are ~300 GB of Arrow files
+MAX_ROWS = 10_000_000
+#: the largest essay file (64 MiB). It is held in memory as its words (about ten times its size),
+#: and 64 MiB is over ten million words, more than the longest config reads (an essay repeats)
+MAX_ESSAY_BYTES = 64 * 1024 * 1024
+#: each generator's screen: the keys and values of its matching task's ``eval`` rows at every HELMET
+#: length, kept on disk (``<cache>/longbench_suite/sources/memo/generate-screen/``) so HELMET's files
+#: are read for it once per cache
+SCREENS: Memo[frozenset[str]] = Memo("generate-screen", entries=4, codec=Codec(dump=sorted, load=frozenset))
+logger = logging.getLogger("longbench_suite")
+#: (config, cache) whose screen this process announced (a build asks for its sources more than once)
+_ANNOUNCED: set[tuple[str, str | None]] = set()
 
 
 def parse_length(length: str) -> int | None:
@@ -69,6 +97,7 @@ class Options:
     recipe: str = "helmet"
     haystack: str | None = None
     essay: str | None = None
+    screen: bool = True
 
     @classmethod
     def of(cls, given: Mapping[str, Any] | None, where: str) -> Options:
@@ -85,6 +114,13 @@ class Options:
             raise OptionError(
                 f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
             )
+        if options.rows is not None and options.rows > MAX_ROWS:
+            raise OptionError(
+                f"{where}: generate rows is at most {MAX_ROWS:,} (a prepared split stores every row), got "
+                f"{options.rows:,}; stream without end with rows=None and streaming=True"
+            )
+        if type(options.screen) is not bool:
+            raise OptionError(f"{where}: generate screen must be true or false, got {options.screen!r}")
         if options.haystack is not None and options.haystack not in HAYSTACKS:
             raise OptionError(
                 f"{where}: generate haystack must be one of {HAYSTACKS}, got {options.haystack!r}"
@@ -95,26 +131,45 @@ class Options:
 
 
 def read_essay(path: str) -> str:
-    """The essay text: RULER's ``{"text": ...}`` JSON, or a plain-text file."""
+    """The essay text: RULER's ``{"text": ...}`` JSON, or a plain-text file; refused in one line naming
+    the file when it is over :data:`MAX_ESSAY_BYTES`, not UTF-8, holds a NUL byte or no word."""
+    where = f"essay haystack {path}"
     try:
-        with open(path, encoding="utf-8") as f:
-            raw = f.read()
+        size = os.path.getsize(path)
+        if size > MAX_ESSAY_BYTES:
+            raise OptionError(
+                f"generate essay: {path} is {size:,} bytes; an essay is at most {MAX_ESSAY_BYTES:,} bytes "
+                "(it is held in memory as its words)"
+            )
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as exc:
-        raise SourceError(f"essay haystack {path}: {exc.strerror}") from None
+        raise SourceError(f"{where}: {exc.strerror}") from None
+    try:
+        raw = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFormatError(
+            f"{where}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); pass a text or JSON file"
+        ) from None
     if path.endswith(".json"):
         try:
             text = json.loads(raw)["text"]
         except (ValueError, KeyError, TypeError):
-            raise DataFormatError(
-                f"essay haystack {path}: expected a JSON object with a string 'text'"
-            ) from None
+            raise DataFormatError(f"{where}: expected a JSON object with a string 'text'") from None
         if not isinstance(text, str):
-            raise DataFormatError(f"essay haystack {path}: 'text' must be a string")
-        return text
-    return raw
+            raise DataFormatError(f"{where}: 'text' must be a string")
+    else:
+        text = raw
+    if "\x00" in text:
+        raise DataFormatError(f"{where}: holds a NUL character at {text.index(chr(0))}; pass a text file")
+    if (at := first_lone_surrogate(text)) is not None:
+        raise DataFormatError(f"{where}: 'text' holds a lone surrogate at character {at}")
+    if not text.strip():
+        raise DataFormatError(f"{where}: holds no text (an essay haystack is made of its words)")
+    return text
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class GeneratedTask(HelmetTask):
     """A generator: any length, one ``dev`` split of generated rows."""
 
@@ -137,8 +192,21 @@ class GeneratedTask(HelmetTask):
     def max_length(self, length: str) -> int:
         return parse_length(length)
 
-    def check_generate(self, options: Mapping[str, Any] | None) -> None:
-        Options.of(options, self.name)
+    def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
+        self.check_options(Options.of(options, self.name))
+        self.check_length(length)
+
+    def check_options(self, options: Options) -> None:
+        """Refuse options this generator does not take (the options' own ranges are checked already)."""
+
+    def check_length(self, length: str | None) -> None:
+        """Refuse a length over :data:`MAX_LENGTH` before any work (it would exhaust memory mid-build)."""
+        tokens = parse_length(length) if length else None
+        if tokens is not None and tokens > MAX_LENGTH:
+            raise OptionError(
+                f"{self.name}_{length}: a generated config is at most {MAX_LENGTH:,} tokens (16m), got "
+                f"{tokens:,} (a row is built, tokenized and stored whole; docs/generate.md §1)"
+            )
 
     def matching(self) -> HelmetTask:
         return next(t for t in RECALL if t.name == self.matches)
@@ -160,22 +228,70 @@ class GeneratedTask(HelmetTask):
             "recipe": given.recipe,
             "seed": given.seed,
             "rows": "unbounded" if given.rows is None else given.rows,
-            "avoids eval rows of": (
-                f"`{self.matches}` ({', '.join(LENGTHS)})"
-                if given.recipe == "helmet"
-                else "none (RULER's own draws)"
-            ),
+            "avoids eval rows of": self.screen_text(given),
         }
 
-    def excluded(self, files, env: BuildEnv) -> Excluded:
-        """Every key and value in the ``eval`` rows of the matching task, at every HELMET length."""
+    def screen_text(self, options: Options) -> str:
+        """What the screen against the matching task's ``eval`` rows does under ``options``."""
+        if not options.screen:
+            return "none (screen off: rows may share keys with HELMET's eval)"
+        lengths = f"`{self.matches}` ({', '.join(LENGTHS)})"
+        if options.recipe == "ruler":
+            return f"{lengths}, asked keys and answers only (RULER's draws; a row asking for one is skipped)"
+        return lengths
+
+    def screen_key(self, env: BuildEnv) -> tuple:
+        """What the screen depends on: the matching task, its lengths and files, and where they come
+        from (mirror, ``data_dir``, local files' sizes and mtimes); the memo adds the library version."""
+        sources = tuple(source.path for source in self.sources(next(iter(LENGTHS))).values())
+        return ("screen", self.matches, tuple(LENGTHS), ARCHIVE.url, sources, env.source_identity)
+
+    def sources_to_read(self, length: str, env: BuildEnv) -> dict:
+        """The ``eval`` files to screen against, unless ``screen`` is off or their screen is cached."""
+        options = Options.of(env.generate, env.config_name)
+        if not options.screen or SCREENS.stored(self.screen_key(env), (), cache_root=env.cache_root):
+            return {}
+        sources = self.sources(length)
+        if (env.config_name, env.cache_root) in _ANNOUNCED:
+            return sources
+        _ANNOUNCED.add((env.config_name, env.cache_root))
+        members = ", ".join(source.path for source in sources.values())
+        logger.warning(
+            "%s: screening against HELMET's eval: reading the eval rows of %s at %s (%s) from HELMET's "
+            "%s (%s), once per cache; generate={'screen': False} skips it (rows may then share keys with "
+            "HELMET's eval)",
+            env.config_name,
+            self.matches,
+            ", ".join(LENGTHS),
+            members,
+            ARCHIVE.name,
+            ARCHIVE.size,
+        )
+        return sources
+
+    def excluded(self, files, env: BuildEnv, options: Options) -> Excluded:
+        """The screen: every key and value in the ``eval`` rows of the matching task, at every HELMET
+        length (cached on disk); nothing when ``screen`` is off."""
+        if not options.screen:
+            return NOTHING
+        keys = SCREENS.get(
+            self.screen_key(env), (), lambda: self.eval_keys(files, env), cache_root=env.cache_root
+        )
+        return Excluded(keys)
+
+    def eval_keys(self, files, env: BuildEnv) -> frozenset[str]:
         task, strings = self.matching(), set()
         for length in LENGTHS:
+            if f"eval_{length}" not in files:  # the cached screen sources_to_read saw is gone
+                raise SourceError(
+                    f"{env.config_name}: the cached screen against HELMET's eval went away during the "
+                    "build; run it again"
+                )
             sub = {"test": files[f"eval_{length}"]}
             plan = task.plan("eval", length, sub, env)
             for instance in task.instances("eval", length, sub, plan, plan.items, env):
                 strings.update(self.eval_strings(instance))
-        return Excluded(strings)
+        return frozenset(strings)
 
     def eval_strings(self, instance: Instance) -> set[str]:
         raise NotImplementedError
@@ -211,7 +327,7 @@ class GeneratedTask(HelmetTask):
         return sampling.python_rng(sampling.derived_seed("generate", self.name, length, options.seed, index))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NiahTask(GeneratedTask):
     variant: str = ""
 
@@ -219,13 +335,15 @@ class NiahTask(GeneratedTask):
         settings = VARIANTS[self.variant]
         return replace(settings, haystack=options.haystack) if options.haystack else settings
 
-    def check_generate(self, options: Mapping[str, Any] | None) -> None:
-        parsed = Options.of(options, self.name)
-        if self.settings(parsed).haystack == "essay" and not parsed.essay:
+    def check_options(self, options: Options) -> None:
+        if self.settings(options).haystack != "essay":
+            return
+        if not options.essay:
             raise OptionError(
                 f"{self.name}: the essay haystack needs a file: generate={{'essay': PATH}} (RULER's "
                 "PaulGrahamEssays.json or plain text), or another haystack: generate={'haystack': 'noise'}"
             )
+        read_essay(options.essay)  # its size and content, before any work
 
     def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
         haystack = self.settings(Options.of(options, self.name)).haystack
@@ -252,8 +370,6 @@ class NiahTask(GeneratedTask):
         settings = self.settings(options)
         essay = None
         if settings.haystack == "essay":
-            from .metrics_alce import sent_tokenize
-
             essay = Essay(read_essay(options.essay), sent_tokenize)
         template = self.render(settings, options.recipe)
         counter = PromptCounter(env.tokenizer)
@@ -267,7 +383,7 @@ class NiahTask(GeneratedTask):
             head, tail = template.render_completion(fields).split(MARK)
             return Prompt(head, sample.lines, tail)
 
-        excluded = self.excluded(files, env)
+        excluded = self.excluded(files, env, options)
         # RULER's stream must make RULER's draws: its rows that ask for an eval key or value are skipped
         # instead (docs/generate.md §5); the helmet recipe never draws one at all
         ruler = options.recipe == "ruler"
@@ -287,14 +403,15 @@ class NiahTask(GeneratedTask):
         search_rng = sampling.python_rng(
             sampling.derived_seed("generate-search", self.name, length, options.seed)
         )
-        return sizer, sizer.search(search_rng)
+        sizer.search(search_rng)
+        return sizer, sizer.start()
 
     def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
         sizer, size = shared
         template = self.render(sizer.settings, options.recipe)
         if options.recipe != "ruler":
             for index in indices:
-                drawn = sizer.row(self.row_rng(options, length, index), size)
+                drawn = sizer.fill(self.row_rng(options, length, index), size)
                 yield self.instance(drawn, length, index, options, template, sizer)
             return
         excluded, stream = size, sampling.python_rng(options.seed)
@@ -339,19 +456,18 @@ class NiahTask(GeneratedTask):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class JsonKvGenTask(GeneratedTask):
     def eval_strings(self, instance: Instance) -> set[str]:
         uuids = re.findall(UUID_KEYS, instance.fields["context"])
         return {instance.fields["question"], *instance.answers, *uuids}
 
-    def check_generate(self, options: Mapping[str, Any] | None) -> None:
-        parsed = Options.of(options, self.name)
-        if parsed.recipe != "helmet" or parsed.haystack or parsed.essay:
-            raise OptionError(f"{self.name}: JSON KV takes only the seed and rows options")
+    def check_options(self, options: Options) -> None:
+        if options.recipe != "helmet" or options.haystack or options.essay:
+            raise OptionError(f"{self.name}: JSON KV takes only the seed, rows and screen options")
 
     def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
-        return PromptCounter(env.tokenizer), self.excluded(files, env)
+        return PromptCounter(env.tokenizer), self.excluded(files, env, options)
 
     def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
         counter, excluded = shared

@@ -59,7 +59,7 @@ class Labeled(NamedTuple):
 Reader = Callable[[Mapping[str, FileRef]], tuple[list[Labeled], list[Labeled]]]
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class IclTask(HelmetTask):
     """One ICL dataset: how to read its (demo pool, test pool), its classes and shots per length."""
 

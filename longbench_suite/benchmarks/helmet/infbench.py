@@ -86,7 +86,7 @@ def _strings(value, where: str, name: str) -> list[str]:
     return value
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class InfBenchTask(LongDocTask):
     data_file: str = ""
     data_records: int | None = None  # rows of upstream's file (docs/helmet.md §3.6-§3.7)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -26,14 +26,13 @@ from longbench_suite.endpoint import openai_client
 from longbench_suite.errors import DataFormatError
 from longbench_suite.metrics.base import Judges, Row, RowScores, column
 
+from .parsing import meta_field, parse_output
+
 JUDGE_MODEL = "gpt-4o-2024-05-13"
 NEEDS = f"an LLM judge (HELMET uses {JUDGE_MODEL}; CLI: --judge-model)"
 #: ``generation_max_length`` of HELMET's judge calls
 LONGQA_MAX_TOKENS = 2048
 SUMMARY_MAX_TOKENS = 4096
-
-LLMJudge = Callable[[str, int], "str | None"]
-
 
 @cache
 def prompts() -> dict[str, str]:
@@ -47,8 +46,6 @@ def prompts() -> dict[str, str]:
 
 def parse_judge_output(output: str, prefix: str = "Answer:") -> str:
     """The judge script's ``parse_output``: newlines become spaces before the usual parse."""
-    from .metrics import parse_output
-
     return parse_output(output.replace("\n", " "), prefix)
 
 
@@ -146,8 +143,6 @@ def summary_scores(replies: Sequence[str | None], n_keypoints: int) -> RowScores
 
 
 def _summary_inputs(row: Row) -> tuple[list[str], str, bool]:
-    from .metrics import meta_field
-
     keypoints = meta_field(row, "keypoints")
     if not isinstance(keypoints, list):
         raise DataFormatError(f"'metadata.keypoints' must be a list, got {type(keypoints).__name__}")

@@ -71,7 +71,7 @@ class Document:
     document_key: Hashable | None = None
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class LongDocTask(HelmetTask):
     """A HELMET task over long documents, pre-truncated to ``T = L - truncation_offset`` Llama-2 tokens."""
 

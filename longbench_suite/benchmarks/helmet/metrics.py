@@ -13,13 +13,14 @@ HELMET prepends the filled system template to the model output before scoring; t
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 
 from longbench_suite.errors import DataFormatError, UnknownNameError
 from longbench_suite.metrics.base import (
+    JudgeModels,
+    Judges,
     Row,
     RowScores,
     TaskScoring,
@@ -30,8 +31,7 @@ from longbench_suite.metrics.base import (
     token_f1,
 )
 
-ANSWER_PREFIX = "Answer:"
-
+from .parsing import ANSWER_PREFIX, meta_field, parse_output
 
 # -- utils.py ---------------------------------------------------------------------------------------
 
@@ -80,20 +80,6 @@ def calculate_metrics(prediction: str, answers: Sequence[str]) -> dict[str, floa
         "substring_exact_match": float(max(substring_exact_match_score(prediction, a) for a in answers)),
         **rouge_scores(prediction, answers),
     }
-
-
-def parse_output(output: str, prefix: str = ANSWER_PREFIX) -> str:
-    """What follows the first ``prefix`` (case-insensitive) up to the line end, else the first line;
-    stripped, one more leading ``prefix`` removed, stripped again.
-
-    As upstream, ``prefix`` goes into the search pattern unescaped (none of HELMET's prefixes holds a
-    regex metacharacter other than the harmless ``:``).
-    """
-    match = re.search(f"(?:{prefix})(.*)(?:\n|$)", output, flags=re.IGNORECASE)
-    if match is None:
-        match = re.search(r"(?:^)(.*)(?:\n|$)", output)
-    return re.sub(f"^{re.escape(prefix)}", "", match[1].strip(), flags=re.IGNORECASE).strip()
-
 
 def post_process(prediction: str, answers: Sequence[str], prefix: str = ANSWER_PREFIX) -> dict[str, float]:
     """HELMET's ``default_post_process``: every metric on the raw and the parsed output, max of each."""
@@ -175,24 +161,6 @@ def ranking_metrics(scores: Mapping[str, int], qrels: Mapping[str, int]) -> dict
 
 
 # -- row adapters ---------------------------------------------------------------------------------
-
-
-def metadata(row: Row) -> dict:
-    """The row's ``metadata`` column (a JSON string)."""
-    raw = column(row, "metadata")
-    try:
-        return json.loads(raw) if isinstance(raw, str) else dict(raw)
-    except (TypeError, ValueError) as exc:
-        raise DataFormatError(f"'metadata' is not a JSON object ({exc})") from None
-
-
-def meta_field(row: Row, name: str):
-    meta = metadata(row)
-    if name not in meta:
-        raise DataFormatError(f"'metadata' has no {name!r}, which the metric needs")
-    return meta[name]
-
-
 def model_output(prediction: str, row: Row, mode: str | None = None) -> str:
     """The output HELMET scores: in completion mode the stripped ``answer_prefix`` goes in front."""
     chat = bool(column(row, "use_chat_template")) if mode in (None, "auto") else mode == "chat"
@@ -318,6 +286,37 @@ def declared_task(name: str):
         return BENCHMARK.task(name)
     except KeyError:
         raise UnknownNameError(f"HELMET has no metric for task {name!r}") from None
+
+
+def make_judges(models: JudgeModels) -> Judges:
+    """HELMET's judges (the hook of :func:`longbench_suite.metrics.report.judges_from`): the GPT-4o
+    judge as ``models.judge_model`` at ``models.endpoint`` (OpenAI's by default), and the citation NLI
+    judge served at ``models.nli_endpoint`` (``nli_model``, else AutoAIS's model) or ``nli_model`` loaded
+    on first use."""
+    from . import judge as helmet_judge
+    from . import metrics_alce as helmet_alce
+
+    nli = None
+    if models.nli_endpoint:
+        nli = helmet_alce.EndpointNLIJudge(
+            model=models.nli_model or helmet_alce.AUTOAIS_MODEL,
+            base_url=models.nli_endpoint,
+            api_key=models.api_key,
+        )
+    elif models.nli_model:
+        loaded: list[helmet_alce.T5NLIJudge] = []
+
+        def nli(premise: str, hypothesis: str) -> bool:
+            if not loaded:
+                loaded.append(helmet_alce.T5NLIJudge.from_pretrained(models.nli_model))
+            return loaded[0](premise, hypothesis)
+
+    llm = None
+    if models.judge_model:
+        llm = helmet_judge.OpenAIJudge(
+            model=models.judge_model, base_url=models.endpoint, api_key=models.api_key
+        )
+    return Judges(nli=nli, llm=llm)
 
 
 def prepare(prediction: str, row: Row, mode: str | None) -> str:

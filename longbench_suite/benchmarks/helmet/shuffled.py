@@ -21,7 +21,7 @@ class RowKey:
     question: str
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class ShuffledTask(HelmetTask):
     """A task whose ``eval`` is the head of HELMET's ``shuffle(seed=42)`` order (``docs/helmet-derived.md``).
 

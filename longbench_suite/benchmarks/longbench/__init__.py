@@ -1,4 +1,4 @@
-"""LongBench and LongBench-E (``docs/longbench.md``): 34 tasks at LongBench's prompt-token budgets."""
+"""LongBench and LongBench-E (``docs/longbench.md``): their tasks at LongBench's prompt-token budgets."""
 
 from longbench_suite.builder import builder_class
 from longbench_suite.task import Benchmark
@@ -22,7 +22,8 @@ BENCHMARK = Benchmark(
     tasks=TASKS,
     features=FEATURES,
     description=(
-        "LongBench (21 tasks) and LongBench-E (13 tasks, uniform over 0-4k/4-8k/8k+ words) with "
+        f"LongBench ({sum(t.name == t.base for t in TASKS)} tasks) and LongBench-E "
+        f"({sum(t.name != t.base for t in TASKS)} tasks, uniform over 0-4k/4-8k/8k+ words) with "
         "LongBench's prompts and middle truncation at prompt-token budgets 3500-127500 or untruncated; "
         "`eval` = the published rows, `dev` = the sibling set's rows this set does not hold."
     ),

@@ -1,6 +1,6 @@
 """Synthetic LongBench sources in the exact upstream layout, for ``longbench-suite demo`` and the tests.
 
-``data.zip`` holds ``data/<config>.jsonl`` for all 34 configs, one JSON object per line with the eight
+``data.zip`` holds ``data/<task>.jsonl`` for every task, one JSON object per line with the eight
 upstream fields and types (``docs/longbench.md`` §3): ``answers`` a list of strings, ``length`` an int
 (words of input + context + answers for English and code, characters for Chinese), ``all_classes``
 a list for trec/lsht and null elsewhere, ``_id`` 48 hex digits. Records look like their task's
@@ -16,7 +16,7 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
+from longbench_suite.samplefiles import TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
 
 from .tasks import ARCHIVE, TASKS
 
@@ -220,7 +220,7 @@ def record(task: str, language: str, i: int, size: int) -> dict:
 
 
 def archive_members(scale: Scale = DEMO) -> dict[str, bytes]:
-    """``data/<config>.jsonl`` for all 34 configs."""
+    """``data/<task>.jsonl`` for every task."""
     sizes = {"short": scale.short, "medium": scale.medium, "long": scale.long}
     members: dict[str, bytes] = {}
     by_name = {task.name: task for task in TASKS}

@@ -1,4 +1,4 @@
-"""LongBench's 21 tasks and LongBench-E's 13, declared from ``tasks.json`` and ``prompts.py``.
+"""LongBench's tasks and LongBench-E's, declared from ``tasks.json`` and ``prompts.py``.
 
 A config is one task at one prompt-token budget. ``eval`` is the task's own file, every row in file
 order. ``dev`` is the sibling set's rows that this set does not hold (``qasper``'s dev: the rows of
@@ -17,8 +17,8 @@ from importlib import resources
 
 import datasets
 
+from longbench_suite.decoding import Generation
 from longbench_suite.fit.rules import CutMiddle, Fit
-from longbench_suite.generation import GREEDY, Generation
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.records import (
     INTEGER,
@@ -30,7 +30,6 @@ from longbench_suite.records import (
     nullable,
     take_all,
 )
-from longbench_suite.render import PromptTemplate
 from longbench_suite.row import digest, features
 from longbench_suite.source import FileRef, Member, RemoteFile, hub_url
 from longbench_suite.task import BuildEnv, Task
@@ -92,26 +91,18 @@ def records(ref: FileRef, only: Collection[int] | None = None) -> Iterator[tuple
         yield line, take_all(record, FIELDS, f"{ref.label}, line {line}")
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class LongBenchTask(Task):
     """One LongBench or LongBench-E config name (``qasper``, ``qasper_e``) at every budget."""
 
-    name: str
     base: str
     sibling: str | None
-    template: PromptTemplate
-    category: str
     language: str
-    metric: str
-    max_new_tokens: int
     eval_rows: int
-    use_chat_template: bool
-    first_line: bool = False
-    description: str = ""
+    # LongBench's defaults for the declaration fields
     lengths: tuple[str, ...] = tuple(LENGTHS)
     default_tokenizer: str = DEFAULT_TOKENIZER
     fit: Fit = MIDDLE_CUT
-    generation: Generation = GREEDY
 
     @property
     def missing_split_reasons(self) -> Mapping[str, str]:

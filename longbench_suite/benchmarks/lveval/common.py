@@ -20,7 +20,6 @@ import datasets
 from longbench_suite.fit.rules import CutMiddle, Fit
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.records import INTEGER, TEXT, TEXTS, iter_jsonl, list_of, nullable, take, take_all
-from longbench_suite.render import PromptTemplate
 from longbench_suite.row import digest, features
 from longbench_suite.source import FileRef, Member, RemoteFile, hub_url
 from longbench_suite.task import BuildEnv, Task
@@ -65,9 +64,6 @@ FEATURES = features(
     max_new_tokens=datasets.Value("int32"),
 )
 
-BASE_FIELDS = ("input", "context", "answers", "length", "dataset", "language")
-
-
 def archive(dataset: str) -> RemoteFile:
     """The zip of one dataset; its five level configs share it (and its download)."""
     return RemoteFile(
@@ -110,22 +106,17 @@ CONFUSING_FACTS = nullable(list_of(TEXT, nonempty=False, single=True), empty_is_
 USER_MIDDLE_CUT = CutMiddle()
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, kw_only=True)
 class LvevalDataset(Task):
     """One LV-Eval dataset (``docs/lveval.md`` §2), as five level configs."""
 
-    name: str
     language: str
-    task_type: str
-    template: PromptTemplate
-    max_new_tokens: int
-    metric: str
     qa_pairs: int  # rows per level (factrecall: 200 rows of one pair)
     # The HF script's groups: GOLDEN* datasets have answer_keywords, *DISTRACTOR ones confusing_facts.
     has_answer_keywords: bool
     has_confusing_facts: bool
     licence: str
-    description: str = ""
+    # LV-Eval's defaults for the declaration fields
     lengths: tuple[str, ...] = LEVELS
     default_tokenizer: str = DEFAULT_TOKENIZER
     fit: Fit = USER_MIDDLE_CUT
@@ -133,10 +124,6 @@ class LvevalDataset(Task):
     missing_split_reasons: ClassVar[Mapping[str, str]] = {"dev": NO_DEV}
     # A plan would read every 256k-word line before the first row; a split is built in one pass.
     shardable: ClassVar[bool] = False
-
-    @property
-    def category(self) -> str:
-        return self.task_type
 
     def max_length(self, length: str) -> None:
         # Levels count words (characters for Chinese), not tokens.

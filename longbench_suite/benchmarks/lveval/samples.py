@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from longbench_suite.synthetic import ChineseText, TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
+from longbench_suite.samplefiles import ChineseText, TextMaker, jsonl_bytes, write_to_mirror, zip_bytes
 
 from .common import LEVELS, archive
 from .tasks import TASKS

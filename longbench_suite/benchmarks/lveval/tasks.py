@@ -91,7 +91,7 @@ TASKS = (
     LvevalDataset(
         name="hotpotwikiqa_mixup",
         language="en",
-        task_type=MULTI,
+        category=MULTI,
         template=SOME_PASSAGES_EN,
         max_new_tokens=64,
         metric="qa_f1_score_with_gold_ans",
@@ -104,7 +104,7 @@ TASKS = (
     LvevalDataset(
         name="loogle_SD_mixup",
         language="en",
-        task_type=SINGLE,
+        category=SINGLE,
         template=ONE_PASSAGE_EN,
         max_new_tokens=64,
         metric="qa_f1_score_with_gold_ans",
@@ -117,7 +117,7 @@ TASKS = (
     LvevalDataset(
         name="loogle_CR_mixup",
         language="en",
-        task_type=MULTI,
+        category=MULTI,
         template=ONE_PASSAGE_EN,
         max_new_tokens=64,
         metric="qa_f1_score_with_gold_ans",
@@ -130,7 +130,7 @@ TASKS = (
     LvevalDataset(
         name="loogle_MIR_mixup",
         language="en",
-        task_type=MULTI,
+        category=MULTI,
         template=ONE_PASSAGE_EN,
         max_new_tokens=64,
         metric="qa_f1_score_with_gold_ans",
@@ -143,7 +143,7 @@ TASKS = (
     LvevalDataset(
         name="multifieldqa_en_mixup",
         language="en",
-        task_type=SINGLE,
+        category=SINGLE,
         template=ONE_PASSAGE_EN,
         max_new_tokens=64,
         metric="qa_f1_score_with_gold_ans",
@@ -156,7 +156,7 @@ TASKS = (
     LvevalDataset(
         name="multifieldqa_zh_mixup",
         language="zh",
-        task_type=SINGLE,
+        category=SINGLE,
         template=ONE_PASSAGE_ZH,
         max_new_tokens=64,
         metric="qa_f1_zh_score_with_gold_ans",
@@ -169,7 +169,7 @@ TASKS = (
     LvevalDataset(
         name="factrecall_en",
         language="en",
-        task_type=SINGLE,
+        category=SINGLE,
         template=FACTRECALL_EN,
         max_new_tokens=16,
         metric="qa_f1_score",
@@ -182,7 +182,7 @@ TASKS = (
     LvevalDataset(
         name="factrecall_zh",
         language="zh",
-        task_type=SINGLE,
+        category=SINGLE,
         template=FACTRECALL_ZH,
         max_new_tokens=16,
         metric="qa_f1_zh_score",
@@ -195,7 +195,7 @@ TASKS = (
     LvevalDataset(
         name="cmrc_mixup",
         language="zh",
-        task_type=SINGLE,
+        category=SINGLE,
         template=ONE_ARTICLE_ZH,
         max_new_tokens=64,
         metric="qa_f1_zh_score_with_gold_ans",
@@ -208,7 +208,7 @@ TASKS = (
     LvevalDataset(
         name="lic_mixup",
         language="zh",
-        task_type=MULTI,
+        category=MULTI,
         template=ONE_ARTICLE_ZH_LIC,
         max_new_tokens=64,
         metric="qa_f1_zh_score_with_gold_ans",
@@ -221,7 +221,7 @@ TASKS = (
     LvevalDataset(
         name="dureader_mixup",
         language="zh",
-        task_type=MULTI,
+        category=MULTI,
         template=ONE_ARTICLE_ZH,
         max_new_tokens=64,
         metric="rouge_zh_score_blacklist",

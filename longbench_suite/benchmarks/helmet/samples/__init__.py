@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, json_bytes, jsonl_bytes, tar_gz_bytes, write_to_mirror
+from longbench_suite.samplefiles import TextMaker, json_bytes, jsonl_bytes, tar_gz_bytes, write_to_mirror
 
 from ..alce import TASKS as ALCE_TASKS
 from ..common import ARCHIVE

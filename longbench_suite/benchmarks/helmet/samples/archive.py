@@ -25,7 +25,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from longbench_suite.partition import sampling
-from longbench_suite.synthetic import TextMaker, json_bytes, jsonl_bytes
+from longbench_suite.samplefiles import TextMaker, json_bytes, jsonl_bytes
 
 from ..lengths import LENGTHS
 from ..msmarco import DEMO_FILE as MSMARCO_DEMO_FILE

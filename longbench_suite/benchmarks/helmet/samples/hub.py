@@ -16,7 +16,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from longbench_suite.synthetic import TextMaker, json_bytes, jsonl_bytes, write_to_mirror
+from longbench_suite.samplefiles import TextMaker, json_bytes, jsonl_bytes, write_to_mirror
 
 from .. import icl, infbench, multi_lexsum, narrativeqa
 

@@ -54,9 +54,6 @@ class TextMaker:
     def randint(self, a: int, b: int) -> int:
         return self._rng.randint(a, b)
 
-    def digits(self, n: int) -> str:
-        return "".join(str(self._rng.randint(0, 9)) for _ in range(n))
-
     def shuffle(self, items: list) -> None:
         self._rng.shuffle(items)
 
