@@ -506,6 +506,7 @@ def _cmd_score(args) -> int:
     from .predict.run import check_split_name
 
     options, record = _source_kwargs(args), None
+    source = os.path.join(args.predictions[0], run_record.RUN_FILE)  # the record a folder holds
     if len(args.predictions) == 1 and os.path.isdir(args.predictions[0]):
         configs, paths, split, options, record = _recorded_run(args, options)
     else:
@@ -518,7 +519,7 @@ def _cmd_score(args) -> int:
             )
         recorded = _recorded_files(args, configs, paths, options)
         if recorded is not None:
-            split, options, record = recorded
+            split, options, record, source = recorded
     check_split_name(split)
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
@@ -526,7 +527,7 @@ def _cmd_score(args) -> int:
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
-        run_record.check_identities(record, options, builders, os.path.join(args.predictions[0], "run.json"))
+        run_record.check_identities(record, options, builders, source)
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
@@ -595,8 +596,8 @@ def _recorded_run(args, given: dict):
 
 def _recorded_files(args, configs, paths, given: dict):
     """``score CONFIG --predictions FILE`` where each FILE is one a predict output folder's run.json
-    lists: its split and build options, as for ``--predictions DIR``; ``None`` where no record lists
-    them."""
+    lists: its split, build options, record and the record's path, as for ``--predictions DIR``;
+    ``None`` where no record lists them."""
     from . import registry
     from .errors import OptionError
     from .predict import record as run_record
@@ -614,7 +615,7 @@ def _recorded_files(args, configs, paths, given: dict):
         if "/".join(registry.resolve(name)) != config:
             raise OptionError(f"{path}: {source} lists it as the predictions of {config}, not of {name}")
     record = found[0][1]
-    return (*_recorded_split_and_options(args, record, given, source), record)
+    return (*_recorded_split_and_options(args, record, given, source), record, source)
 
 
 def _recorded_split_and_options(args, record: dict, given: dict, source: str):

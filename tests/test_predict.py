@@ -584,6 +584,9 @@ def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, c
     assert cli.main(["score", "--predictions", str(out)]) == 2
     err = _last_error(capsys)
     assert "--tokenizer's identity is" in err and f'the run recorded "{recorded}"' in err, err
+    # the same through one file of the folder, the line naming the folder's record
+    assert cli.main(["score", TSORT_2K, "--predictions", str(out / "adaleval" / "tsort_2k.eval.jsonl")]) == 2
+    assert _last_error(capsys).startswith(f"longbench-suite: error: {out}/run.json: --tokenizer's identity")
 
 
 def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_score(tmp_path):
