@@ -15,6 +15,7 @@ import argparse
 
 from longbench_suite import get_builder, prepare
 from longbench_suite.demo import offline_options
+from longbench_suite.errors import SuiteError
 from longbench_suite.predict import predict
 
 
@@ -55,4 +56,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SuiteError as exc:  # bad input or a missing extra: one line, as the CLI shows it
+        raise SystemExit(f"predict.py: error: {exc}") from None

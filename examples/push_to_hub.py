@@ -16,6 +16,7 @@ import datasets
 
 from longbench_suite import push
 from longbench_suite.demo import offline_options
+from longbench_suite.errors import SuiteError
 
 
 def main(argv=None) -> None:
@@ -51,4 +52,7 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except SuiteError as exc:  # bad input or a missing extra: one line, as the CLI shows it
+        raise SystemExit(f"push_to_hub.py: error: {exc}") from None

@@ -77,7 +77,8 @@ def main(argv=None) -> str:
         for option, value in options.items():
             if value is not None:
                 command += [f"--{option.replace('_', '-')}", str(value)]
-        subprocess.run(command, check=True)
+        if subprocess.run(command).returncode:
+            raise SystemExit(2)  # the scorer said why, in one line
     return args.predictions
 
 

@@ -527,6 +527,7 @@ def _cmd_score(args) -> int:
     from .predict.run import check_split_name
 
     build, record = _build_options(args), None
+    source = os.path.join(args.predictions[0], run_record.RUN_FILE)  # the record a folder holds
     if len(args.predictions) == 1 and os.path.isdir(args.predictions[0]):
         configs, paths, split, build, record = _recorded_run(args, build)
     else:
@@ -537,6 +538,9 @@ def _cmd_score(args) -> int:
                 f"longbench-suite score: {given}; give one predictions file per config, or a predict "
                 "output folder"
             )
+        recorded = _recorded_files(args, configs, paths, build)
+        if recorded is not None:
+            split, build, record, source = recorded
     check_split_name(split)
     if args.output:
         check_output_file(args.output, (".json",))
@@ -546,13 +550,17 @@ def _cmd_score(args) -> int:
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
-        run_record.check_identities(record, build, builders, os.path.join(args.predictions[0], "run.json"))
+        run_record.check_identities(record, build, builders, source)
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
     results = []
-    for builder, path, lines in zip(builders, paths, records, strict=True):
-        rows = load_rows(api.prepared(builder, split))
+    splits = [api.prepared(builder, split) for builder in builders]
+    # a column breaks down the configs whose rows have it (a run's benchmarks have other columns); one
+    # that no config has goes to every config, whose scoring then names it as no column of its rows
+    present = {column for dataset in splits for column in dataset.column_names}
+    for builder, path, lines, dataset in zip(builders, paths, records, splits, strict=True):
+        rows = load_rows(dataset)
         query_ids = [str(r["query_id"]) for r in rows]
         predictions = align_predictions(lines, query_ids, path, allow_partial=args.allow_partial)
         task, length = builder.config.task, builder.config.length
@@ -566,15 +574,18 @@ def _cmd_score(args) -> int:
             config=f"{builder.BENCHMARK.name}/{builder.config.name}",
             mode=args.mode,
             judges=judges,
-            by=columns,
+            by=[c for c in columns if c in dataset.column_names or c not in present],
         )
         result.split_rows = len(rows)
         results.append(result)
     print(results_table(results))
-    summary = {by: summarize(results, by) for by in summaries}
+    # a summary is a benchmark's own: over a run of several benchmarks, each that has it
+    summary = {
+        by: summarize([r for r in results if by in summary_names(r.benchmark)], by) for by in summaries
+    }
     for by, tables in summary.items():
         print()
-        print(summary_table(by, tables))
+        print(summary_table(by, tables, results))
     if args.output:
         with written_aside(args.output) as partial:
             results_json(results, summary, partial, run=run_record.without_files(record))
@@ -603,13 +614,43 @@ def _recorded_run(args, given: options.BuildOptions):
         configs = ["/".join(registry.resolve(name)) for name in args.configs]
         for config in (c for c in configs if c not in files):
             raise OptionError(f"{source}: the run has no predictions of {config} (it has {', '.join(files)})")
+    split, build = _recorded_split_and_options(args, record, given, source)
+    return configs, [files[c] for c in configs], split, build, record
+
+
+def _recorded_files(args, configs, paths, given: options.BuildOptions):
+    """``score CONFIG --predictions FILE`` where each FILE is one a predict output folder's run.json
+    lists: its split and build options, as for ``--predictions DIR``; ``None`` where no record lists
+    them."""
+    from . import registry
+    from .errors import OptionError
+    from .predict import record as run_record
+
+    found = [run_record.record_of_file(path) for path in paths]
+    if not any(found):
+        return None
+    if None in found or len({folder for folder, _, _ in found}) > 1:
+        raise OptionError(
+            "--predictions: files of different predict output folders (or only some in one); score each "
+            "folder's files separately (score --predictions DIR)"
+        )
+    source = os.path.join(found[0][0], run_record.RUN_FILE)
+    for name, path, (_, _, config) in zip(configs, paths, found, strict=True):
+        if "/".join(registry.resolve(name)) != config:
+            raise OptionError(f"{path}: {source} lists it as the predictions of {config}, not of {name}")
+    record = found[0][1]
+    return (*_recorded_split_and_options(args, record, given, source), record, source)
+
+
+def _recorded_split_and_options(args, record: dict, given: options.BuildOptions, source: str):
+    from .predict import record as run_record
+
     if args.split is not None and args.split != record["split"]:
         raise run_record.RunMismatchError(
             f"{source}: --split is {args.split!r} but the run recorded {record['split']!r}; leave it out "
             "to use the recorded one"
         )
-    build = run_record.score_options(record, given, source)
-    return configs, [files[c] for c in configs], record["split"], build, record
+    return record["split"], run_record.score_options(record, given, source)
 
 
 def _cmd_predict(args) -> int:

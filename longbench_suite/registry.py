@@ -72,10 +72,13 @@ def _unknown(kind: str, name: str, candidates: list[str], generators_of: Sequenc
     length = name.rpartition("_")[2]
     at_length = [f"{t.name}_{length}" for t in generators if length and t.accepts_length(length)]
     close = difflib.get_close_matches(name, [*candidates, *at_length], n=5, cutoff=0.6)
+    if name in {t.name for t in generators}:  # a generated task without its length
+        return f"{name!r} is a task, not a config: add a length, any (e.g. {name}_8k or {name}_48k)"
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     family = [t.name for t in generators if name.split("_", 1)[0] == t.name.split("_", 1)[0]]
     if family:
-        hint += f" Generated configs are TASK_LENGTH at any length (8k, 48k), TASK one of {', '.join(family)}"
+        generated = f"TASK_LENGTH at any length (8k, 48k), TASK one of {', '.join(family)}"
+        hint += f" Generated configs are {generated}" if close else f"; generated configs are {generated}"
     return f"unknown {kind} {name!r}{hint}"
 
 

@@ -94,3 +94,14 @@ def test_cli_check_and_push_dry_run_with_demo(cache, capsys):
     assert "lveval/factrecall_en_16k" in capsys.readouterr().out
     assert cli.main(["push", *config, "--repo-id", "org/name", "--dry-run", "--no-histogram"]) == 0
     assert "dry run: would upload to" in capsys.readouterr().out
+
+
+def test_a_source_that_cannot_be_downloaded_names_demo_too(tmp_path, monkeypatch, capsys):
+    """Offline without a mirror, a source's one line names the ways to build anyway, the sandbox
+    among them (LV-Eval without --max-input-tokens loads no tokenizer: the source is what fails)."""
+    monkeypatch.delenv("LONGBENCH_SUITE_MIRROR", raising=False)
+    argv = ["build", "lveval/factrecall_en_16k", "--cache-dir", str(tmp_path)]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("longbench-suite: error: cannot download https://huggingface.co/datasets/Infinigence/")
+    assert err.endswith("(data_dir=), or build from the offline sample data with --demo (demo=True)")

@@ -116,3 +116,18 @@ def test_the_cli_says_it_in_one_line(tmp_path, hub):
     [line] = done.stderr.strip().splitlines()
     assert line.startswith(f"longbench-suite: error: cannot load tokenizer {REPO!r}")
     assert "--tokenizer PATH" in line and "HF_TOKEN" in line and "--demo" in line
+
+
+def test_an_unavailable_tiktoken_encoding_is_one_line_naming_the_ways_out(tmp_path):
+    """Ada-LEval's default, cl100k_base, without its cached file and without a network (a proxy that
+    refuses stands in for it): one line at once, naming --tokenizer and --demo as the Hub's does."""
+    empty = tmp_path / "tiktoken"
+    empty.mkdir()
+    refused = "http://127.0.0.1:9"
+    env = _env(tmp_path, HF_HUB_OFFLINE="1", TIKTOKEN_CACHE_DIR=str(empty), HTTPS_PROXY=refused)
+    env = {k: v for k, v in env.items() if k.lower() != "no_proxy"} | {"https_proxy": refused}
+    seconds, message = _load("cl100k_base", env)
+    assert seconds < LIMIT_SECONDS and "\n" not in message, (seconds, message)
+    assert message.startswith("cannot load tiktoken encoding 'cl100k_base': ")
+    for way_out in ("TIKTOKEN_CACHE_DIR", "--tokenizer", "--demo"):
+        assert way_out in message, way_out

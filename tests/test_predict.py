@@ -147,7 +147,8 @@ def test_a_row_that_keeps_failing_stops_the_run_and_keeps_the_finished_rows(tmp_
     with FakeOpenAI(gold(rows)) as server:
         server.retry_after = "0.01"
         server.prompt_faults = {"Question 7:": ("429", 100)}
-        with pytest.raises(GenerationError, match=r"row 7 \(query_id q007\) failed after retries.*429"):
+        failed = r"row 7 \(query_id q007\) failed after retries \(up to 2, with backoff: --max-retries\).*429"
+        with pytest.raises(GenerationError, match=failed):
             predict_split(QASPER, rows, backend(server, max_retries=2), path, progress=False)
         done = {r["index"] for r in lines(path)}
         assert 7 not in done and len(done) >= 4
@@ -544,6 +545,30 @@ def test_score_a_run_folder_needs_nothing_else_and_refuses_contradicting_options
     assert cli.main(["score", "--predictions", str(out), "--tokenizer", relative]) == 0
 
 
+def test_score_a_file_of_a_run_folder_takes_the_run_record_too(demo_options, tmp_path, capsys):
+    """`score CONFIG --predictions DIR/<benchmark>/<config>.<split>.jsonl`: the file's folder records
+    how it was made, so nothing else is needed and a contradicting option (or config) is one line."""
+    out = tmp_path / "out"
+    with _gold_server(demo_options) as server:
+        argv = ["predict", TSORT_2K, "--endpoint", server.url, "--model", "m", "--output", str(out)]
+        assert cli.main([*argv, *_flags(demo_options)]) == 0
+    path = str(out / "adaleval" / "tsort_2k.eval.jsonl")
+    capsys.readouterr()
+    assert cli.main(["score", TSORT_2K, "--predictions", path]) == 0  # no build option given
+    assert f"{TSORT_2K}  eval   20    accuracy*     100.00" in capsys.readouterr().out
+    assert cli.main(["score", TSORT_2K, "--predictions", path, "--tokenizer", "chars"]) == 2
+    assert _last_error(capsys) == (
+        f'longbench-suite: error: {out}/run.json: --tokenizer is "chars" but the run recorded '
+        f'"{demo_options["tokenizer"]}"; leave it out to use the recorded one'
+    )
+    assert cli.main(["score", "adaleval/tsort_4k", "--predictions", path]) == 2
+    assert _last_error(capsys).endswith(f"as the predictions of {TSORT_2K}, not of adaleval/tsort_4k")
+    other = tmp_path / "elsewhere.jsonl"
+    other.write_text("")
+    assert cli.main(["score", TSORT_2K, "tsort_4k", "--predictions", path, str(other)]) == 2
+    assert "files of different predict output folders (or only some in one)" in _last_error(capsys)
+
+
 def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, capsys):
     import shutil
 
@@ -563,6 +588,9 @@ def test_an_edited_tokenizer_file_is_another_tokenizer(demo_options, tmp_path, c
     assert cli.main(["score", "--predictions", str(out)]) == 2
     err = _last_error(capsys)
     assert "--tokenizer's identity is" in err and f'the run recorded "{recorded}"' in err, err
+    # the same through one file of the folder, the line naming the folder's record
+    assert cli.main(["score", TSORT_2K, "--predictions", str(out / "adaleval" / "tsort_2k.eval.jsonl")]) == 2
+    assert _last_error(capsys).startswith(f"longbench-suite: error: {out}/run.json: --tokenizer's identity")
 
 
 def test_a_tokenizer_object_is_recorded_by_its_type_and_must_be_given_again_to_score(tmp_path):

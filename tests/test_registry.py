@@ -71,6 +71,13 @@ def test_an_unknown_generated_config_suggests_generated_ones_at_its_length():
     with pytest.raises(UnknownNameError) as unknown:
         registry.resolve("nq_33k")
     assert "Generated configs" not in str(unknown.value)
+    # no close match: the generated configs' note still follows a separator
+    with pytest.raises(UnknownNameError, match=r"^unknown config of helmet 'gen_niah_x_y'; generated"):
+        registry.resolve("helmet/gen_niah_x_y")
+    # a generated task without its length is a task, as a listed one is
+    for name in ("gen_json_kv", "helmet/gen_json_kv"):
+        with pytest.raises(UnknownNameError, match=r"'gen_json_kv' is a task, not a config: add a length"):
+            registry.resolve(name)
 
 
 def test_ambiguous_bare_name_lists_qualified_candidates(monkeypatch):

@@ -236,3 +236,58 @@ def test_streamed_rows_score_like_prepared_ones(built, helmet_mirror, tiny_token
     )
     predictions = _predictions(rows)
     assert score("nq_8k", streamed, predictions).headline == score("nq_8k", rows, predictions).headline
+
+
+@pytest.mark.slow
+def test_summaries_over_a_run_of_several_benchmarks_are_each_ones_own(tmp_path, capsys):
+    """`--by category --by level --by depth` over HELMET and LV-Eval configs: category for HELMET, level
+    for LV-Eval (each benchmark that has the summary), depth where rows have it; not an error after every
+    config was scored."""
+    cache = str(tmp_path / "cache")
+    files = []
+    for config in ("helmet/nq_8k", "lveval/factrecall_en_16k"):
+        rows = load_dataset("longbench_suite", config, split="eval", demo=True, cache_dir=cache)
+        path = tmp_path / (config.replace("/", "-") + ".jsonl")
+        files.append(_write(path, [{"index": i, "prediction": "x"} for i in range(len(rows))]))
+    out = tmp_path / "result.json"
+    argv = ["score", "nq_8k", "factrecall_en_16k", "--predictions", *files, "--by", "category"]
+    argv += ["--by", "level", "--output", str(out), "--demo", "--cache-dir", cache]
+    assert cli.main([*argv, "--by", "depth"]) == 0, capsys.readouterr().err
+    written = json.loads(out.read_text())
+    summary = written["summary"]
+    assert list(summary["category"]) == ["helmet"] and list(summary["level"]) == ["lveval"]
+    # a row column breaks down the configs that have it (HELMET RAG's depth), not LV-Eval's
+    helmet, lveval = written["results"]
+    assert sorted(helmet["groups"]["depth"]) == ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+    assert lveval["groups"] == {}
+    capsys.readouterr()
+    assert cli.main([*argv, "--by", "dept"]) == 2  # a column no config has is still an error
+    assert "by 'dept': not a column of its rows" in capsys.readouterr().err
+    assert "16k" in summary["level"]["lveval"]["per_level"]
+    assert "RAG" in summary["category"]["helmet"]["8k"]
+
+
+def test_summaries_of_a_partial_split_are_marked_partial_where_they_have_a_value():
+    """`score --by category` and results.md: an average that may take a partial split says so (its
+    configs named under the printed table); an empty cell is not marked."""
+    from dataclasses import replace
+
+    from longbench_suite.metrics.report import summary_table
+    from longbench_suite.predict.tables import markdown_report
+
+    partial = replace(_result("helmet", "nq", "8k", 50.0, "substring_exact_match"), n_rows=5, split_rows=600)
+    whole = _result("lveval", "factrecall_en", "16k", 10.0, "qa_f1_score")
+    summary = summarize([partial], "category")
+    printed = summary_table("category", summary, [partial, whole])
+    assert re.search(r"^helmet +8k +RAG +50\.00 partial$", printed, re.M)
+    assert re.search(r"^helmet +8k +Recall +-$", printed, re.M)
+    assert printed.endswith("first rows only: helmet/nq_8k partial (5 of 600 rows))")
+    by_level = summary_table("level", summarize([whole], "level"), [partial, whole])
+    assert "partial" not in by_level
+    # LV-Eval's two sections are two tables, each column holding one kind of name
+    two = r"^benchmark +level +score\nlveval +16k +10\.00\n\nbenchmark +dataset +score\n"
+    assert re.search(two, by_level, re.M)
+    assert re.search(r"^lveval +factrecall_en +10\.00$", by_level, re.M)
+    markdown = markdown_report([partial, whole], {"category": summary, "level": summarize([whole], "level")})
+    assert "| RAG | 50.00 partial |" in markdown and "| Recall | – |" in markdown
+    assert "| 16k | 10.00 |" in markdown

@@ -53,3 +53,25 @@ def test_the_plain_install_runs_the_demo_offline_with_an_empty_hf_home(tmp_path)
     mirror = hf_home / "datasets" / "longbench_suite" / "demo" / "mirror"
     assert f"Sample sources (upstream layouts): {mirror}" in demo.stdout
     assert (mirror / "longbench-suite-samples.json").is_file()
+    # what the README shows after the demo, on the same plain install: it works, or (needing an extra)
+    # ends in one line naming the extra, never a traceback; the examples likewise
+    cli = str(python.parent / "longbench-suite")
+    examples = ROOT / "examples"
+    shown = {
+        "info": [cli, "info", "nq_32k", "--demo"],
+        "build": [cli, "build", "nq_8k", "--split", "dev", "--output", "nq_8k-dev.jsonl", "--demo"],
+        "check": [cli, "check", "helmet/nq_8k", "--demo"],
+        "export": [cli, "export", "nq_8k", "--output", "repo", "--demo"],
+        "push --dry-run": [cli, "push", "nq_8k", "--repo-id", "o/n", "--dry-run", "--demo"],
+        "push_to_hub.py": [str(python), str(examples / "push_to_hub.py"), "nq_8k", "--repo-id", "o/n"],
+        "score.py": [str(python), str(examples / "score.py"), "nq_8k", "--demo", "--baseline", "first-word"],
+        "score": [cli, "score", "nq_8k", "--predictions", "predictions.jsonl", "--demo"],
+    }
+    shown["push_to_hub.py"] += ["--dry-run", "--demo"]
+    for what, argv in shown.items():
+        done = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else ""
+        assert "Traceback" not in done.stderr, (what, done.stderr[-3000:])
+        assert done.returncode == 0 or (
+            done.returncode in (1, 2) and ": error: " in last and "pip install 'longbench-suite[" in last
+        ), (what, done.returncode, done.stderr[-3000:])

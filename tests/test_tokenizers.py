@@ -338,6 +338,20 @@ def test_an_unusable_tokenizer_object_is_one_short_line(llama, tmp_path, monkeyp
         load_tokenizer(["not", "a", "tokenizer"])
 
 
+def test_a_tiktoken_encoding_object_counts_as_its_name(cl100k):
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base")
+    counter = load_tokenizer(encoding)
+    by_name = load_tokenizer("cl100k_base")
+    text = "Long-context benchmarks, counted twice."
+    assert counter.identity == by_name.identity == "tiktoken:cl100k_base"
+    assert counter.count(text) == by_name.count(text) == len(encoding.encode_ordinary(text))
+    custom = tiktoken.Encoding("mine", pat_str=r"\S+|\s+", mergeable_ranks={b"a": 0}, special_tokens={})
+    with pytest.raises(TokenizerLoadError, match=r"^cannot count with the tiktoken encoding 'mine'"):
+        load_tokenizer(custom)
+
+
 def test_chat_template_tokenizer_uses_the_objects_template(llama, llama_folder, monkeypatch):
     from longbench_suite.fit.chat import ChatTemplateError, load_chat_template
 

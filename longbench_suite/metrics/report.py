@@ -117,15 +117,40 @@ def _flatten(prefix: tuple[str, ...], value: Any, out: list[list[str]]) -> None:
         out.append([*prefix, _fmt(value)])
 
 
-def summary_table(by: str, tables: Mapping[str, Any]) -> str:
-    """A benchmark's averages, one line per leaf (e.g. ``helmet 8k RAG 55.20``)."""
-    lines: list[list[str]] = []
-    _flatten((), tables, lines)
-    depth = max(len(x) for x in lines)
-    lines = [x[:-1] + [""] * (depth - len(x)) + x[-1:] for x in lines]
-    header = ["benchmark", *[""] * (depth - 2), "score"]
+def summary_table(by: str, tables: Mapping[str, Any], results: Sequence[ScoreResult] = ()) -> str:
+    """A benchmark's averages, one line per leaf (e.g. ``helmet 8k RAG 55.20``); a summary made of
+    sections ``per_<thing>`` (LV-Eval's ``per_level`` and ``per_dataset``) is one table per section,
+    its column named ``<thing>``. An average of a benchmark with a partial split among ``results`` is
+    marked ``partial``, and the note names those configs."""
+    partial = [r for r in results if r.partial and r.benchmark in tables]
+    marked = {r.benchmark for r in partial}
+    parts = [f"summary by {by}"]
+    for corner, section in _summary_sections(tables):
+        lines: list[list[str]] = []
+        _flatten((), section, lines)
+        depth = max(len(x) for x in lines)
+        mark = {i: " partial" for i, x in enumerate(lines) if x[0] in marked and x[-1] != "-"}
+        lines = [x[:-1] + [""] * (depth - len(x)) + [x[-1] + mark.get(i, "")] for i, x in enumerate(lines)]
+        header = ["benchmark", *[corner or ""] * (depth > 2), *[""] * (depth - 3), "score"]
+        parts.append(_table(header, lines))
     note = "(- = nothing scored for it; averages use the scores there are)"
-    return f"summary by {by}\n" + _table(header, lines) + "\n" + note
+    if partial:
+        listed = ", ".join(f"{r.config} {partial_label(r)}" for r in partial)
+        note += f"\n(partial = an average that may take configs scored on their first rows only: {listed})"
+    return "\n\n".join(parts[1:]).join((parts[0] + "\n", "\n" + note))
+
+
+def _summary_sections(tables: Mapping[str, Any]) -> list[tuple[str | None, dict[str, Any]]]:
+    """(column name, {benchmark: averages}) per table: a benchmark whose summary is all ``per_<thing>``
+    sections gives one per section, named ``<thing>``; other summaries share one, unnamed."""
+    shared: dict[str, Any] = {}
+    sections: list[tuple[str | None, dict[str, Any]]] = [(None, shared)]
+    for benchmark, summary in tables.items():
+        if isinstance(summary, Mapping) and summary and all(str(k).startswith("per_") for k in summary):
+            sections += [(str(k).removeprefix("per_"), {benchmark: v}) for k, v in summary.items()]
+        else:
+            shared[benchmark] = summary
+    return [(corner, section) for corner, section in sections if section]
 
 
 def result_entry(result: ScoreResult) -> dict[str, Any]:

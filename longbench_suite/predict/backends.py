@@ -64,6 +64,7 @@ class OpenAIBackend:
         self.model = model
         self.endpoint = endpoint
         self.concurrency = concurrency
+        self.max_retries = max_retries
         self.client = openai_client(
             endpoint, api_key, "an OpenAI-compatible backend", max_retries=max_retries, timeout=timeout
         )
@@ -93,7 +94,8 @@ class OpenAIBackend:
             else:
                 response = self.client.completions.create(prompt=request.prompt, **self._arguments(request))
         except self._errors as exc:
-            raise GenerationError(f"{where} failed after retries: {describe(exc)}") from None
+            retries = f"up to {self.max_retries}, with backoff: --max-retries"
+            raise GenerationError(f"{where} failed after retries ({retries}): {describe(exc)}") from None
         except ValueError as exc:  # a 200 whose body is not JSON (the client parses it, retrying nothing)
             raise GenerationError(f"{where}: the server's reply is not JSON ({describe(exc)})") from None
         choices = getattr(response, "choices", None)

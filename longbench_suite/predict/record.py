@@ -127,6 +127,23 @@ def read_record(output_dir: str) -> dict[str, Any] | None:
     return record
 
 
+def record_of_file(path: str) -> tuple[str, dict[str, Any], str] | None:
+    """``(output folder, its record, config)`` where ``path`` is a predictions file that the run record
+    of its folder lists (``DIR/<benchmark>/<config>.<split>.jsonl``), else ``None`` (an unreadable
+    record too: the file is then scored as any other)."""
+    absolute = os.path.normpath(os.path.abspath(path))
+    folder = os.path.dirname(os.path.dirname(absolute))
+    try:
+        record = read_record(folder)
+    except PredictionError:
+        return None
+    files = record.get("files") if record else None
+    for config, relative in (files.items() if isinstance(files, dict) else ()):
+        if isinstance(relative, str) and os.path.normpath(os.path.join(folder, relative)) == absolute:
+            return folder, record, config
+    return None
+
+
 def _shown(value: Any) -> str:
     return "none" if value is None else json.dumps(value, ensure_ascii=False)
 

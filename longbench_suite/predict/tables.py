@@ -143,8 +143,13 @@ def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapp
             if benchmark in per_benchmark:
                 parts += [f"Summary by {by}:", ""]
                 for corner, columns, rows in _summary_sections(by, per_benchmark[benchmark]):
-                    # which configs an average takes is the benchmark's rule: every cell says it may hold one
-                    marks = {(n, c): "partial" for n in rows for c in columns} if partial else None
+                    # which configs an average takes is the benchmark's rule: every value says it may hold one
+                    marks = {
+                        (n, c): "partial"
+                        for n in rows
+                        for c in columns
+                        if partial and rows[n].get(c) is not None
+                    }
                     parts += [_markdown(corner, columns, rows, marks), ""]
         for column in dict.fromkeys(c for r in mine for c in r.groups):
             rows = {}

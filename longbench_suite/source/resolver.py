@@ -28,7 +28,8 @@ from .samples import SampleRecords, read_sample_records
 MIRROR_ENV = "LONGBENCH_SUITE_MIRROR"
 #: What a failed download from the canonical host adds: the ways to build without that host.
 OFFLINE_HINT = (
-    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=)"
+    "; without the network, give the files with --mirror DIR|URL (mirror=) or --data-dir DIR (data_dir=), "
+    "or build from the offline sample data with --demo (demo=True)"
 )
 
 

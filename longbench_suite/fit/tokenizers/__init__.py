@@ -8,7 +8,8 @@ A *tokenizer spec* is one of
 * a path to a ``tokenizer.json`` file, or to a directory holding one;
 * a Hugging Face Hub repo id (``"meta-llama/Llama-2-7b-hf"``, optionally ``"org/name@revision"``),
   whose ``tokenizer.json`` is fetched through ``huggingface_hub`` (honours ``HF_TOKEN``/offline mode);
-* an object: a :class:`TokenCounter`, a ``tokenizers.Tokenizer``, or a transformers tokenizer
+* an object: a :class:`TokenCounter`, a ``tokenizers.Tokenizer``, a tiktoken encoding that tiktoken
+  names (``tiktoken.get_encoding("cl100k_base")``), or a transformers tokenizer
   (``AutoTokenizer.from_pretrained(path)``, what training scripts hold).
 
 Hugging Face tokenizers are loaded with ``tokenizers.Tokenizer`` from ``tokenizer.json`` and never

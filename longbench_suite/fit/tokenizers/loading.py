@@ -122,10 +122,17 @@ def load_tokenizer(spec: str | TokenCounter | object) -> TokenCounter:
         return HFTokenizer(spec, name=f"tokenizers.Tokenizer<{id(spec):x}>")
     if is_transformers_tokenizer(spec):
         return _from_transformers(spec)
+    if type(spec).__module__.startswith("tiktoken") and hasattr(spec, "encode_ordinary"):
+        if spec.name not in tiktoken_names():  # its identity and worker copies go by its name
+            raise TokenizerLoadError(
+                f"cannot count with the tiktoken encoding {spec.name!r}: it is not one tiktoken names; "
+                "pass a registered one (or its name, e.g. 'cl100k_base')"
+            )
+        return TiktokenCounter(spec)
     raise TokenizerLoadError(
         f"cannot load tokenizer: unsupported type {type(spec).__name__}; pass a tokenizer.json path or "
-        "folder, a Hub repo id, a tiktoken encoding name, 'words' or 'chars', or a tokenizers/transformers "
-        "tokenizer"
+        "folder, a Hub repo id, a tiktoken encoding or its name, 'words' or 'chars', or a tokenizers/"
+        "transformers tokenizer"
     )
 
 

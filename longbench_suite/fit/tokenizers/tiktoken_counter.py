@@ -66,7 +66,9 @@ def tiktoken_encoding(name: str):
     except Exception as exc:  # network failures surface as many different types
         raise TokenizerLoadError(
             f"cannot load tiktoken encoding {name!r}: {exc.__class__.__name__}: {exc}. tiktoken downloads "
-            "the encoding on first use; offline, point TIKTOKEN_CACHE_DIR at a folder holding its cached file"
+            "the encoding on first use; offline, point TIKTOKEN_CACHE_DIR at a folder holding its cached "
+            "file, pass another tokenizer with --tokenizer (tokenizer=), or build from the offline sample "
+            "data with --demo (demo=True)"
         ) from None
 
 
