@@ -4,8 +4,12 @@ the publish arguments and the printed report ``push`` shares."""
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from .arguments import build_options, engine_options, num_proc_option, publish_options, source_options
+
+if TYPE_CHECKING:
+    from ..publish.hub import ExportResult
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -34,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def publish_kwargs(args) -> dict:
+def publish_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords ``export`` and ``push`` both give :mod:`~longbench_suite.publish.hub`: the build
+    options and what the publish, ``--num-proc`` and engine options parsed."""
     return {
         "options": build_options(args),
         "max_shard_size": args.max_shard_size,
@@ -46,7 +52,8 @@ def publish_kwargs(args) -> dict:
     }
 
 
-def report(result, verb: str) -> None:
+def report(result: ExportResult, verb: str) -> None:
+    """What ``export`` and ``push`` print: the statistics table, then each file with its size."""
     from datasets.utils.py_utils import size_str
 
     from ..publish.stats import stats_table
