@@ -11,7 +11,8 @@ documented ``_info``, ``_split_generators`` and ``_generate_examples``.
 from __future__ import annotations
 
 import contextlib
-import unittest.mock
+import importlib
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,9 +61,39 @@ class _NoLock:
         return None
 
 
-@contextlib.contextmanager
-def without_file_locks() -> Iterator[None]:
+class _AttributeSwap:
+    """``module.name`` replaced by ``value`` while any thread is inside :meth:`applied`, and the original
+    put back when the last one leaves: nested and concurrent users share one swap (a save-and-restore
+    per user would let two overlapping users leave the replacement in place for good)."""
+
+    def __init__(self, module: str, name: str, value: object) -> None:
+        self._module, self._name, self._value = module, name, value
+        self._lock = threading.Lock()
+        self._users = 0
+        self._original: object = None
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[None]:
+        module = importlib.import_module(self._module)
+        with self._lock:
+            if self._users == 0:
+                self._original = getattr(module, self._name)
+                setattr(module, self._name, self._value)
+            self._users += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._users -= 1
+                if self._users == 0:
+                    setattr(module, self._name, self._original)
+                    self._original = None
+
+
+_NO_FILE_LOCKS = _AttributeSwap("datasets.builder", "FileLock", _NoLock)
+
+
+def without_file_locks() -> contextlib.AbstractContextManager[None]:
     """``datasets.builder`` taking no file locks (it locks even to load a finished build, and a lock
     file cannot be created in a read-only cache): ``datasets.builder.FileLock`` replaced meanwhile."""
-    with unittest.mock.patch("datasets.builder.FileLock", _NoLock):
-        yield
+    return _NO_FILE_LOCKS.applied()

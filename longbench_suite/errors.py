@@ -32,6 +32,10 @@ class UnsupportedOptionError(SuiteError, TypeError):
     argument no suite config takes."""
 
 
+class CompletionTypeError(SuiteError, TypeError):
+    """A completion given to a reward function that is neither a string nor a list of messages."""
+
+
 class ChatTemplateError(OptionError):
     """A chat template that cannot be read or rendered."""
 

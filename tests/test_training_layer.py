@@ -19,7 +19,13 @@ from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 from longbench_suite import load_dataset, mixture, registry, reward_function, sft_lengths
-from longbench_suite.errors import DataFormatError, OptionError, UnknownNameError
+from longbench_suite.errors import (
+    CompletionTypeError,
+    DataFormatError,
+    OptionError,
+    SuiteError,
+    UnknownNameError,
+)
 from longbench_suite.metrics import score_task
 from longbench_suite.training import TrainingLengthError, longest_example, source_counts
 from longbench_suite.training.holdout import in_valid
@@ -488,6 +494,15 @@ def test_every_task_scored_without_a_judge_has_a_reward_function():
     }
     with pytest.raises(UnknownNameError, match="'hotpotqa' is ambiguous; use one of helmet/hotpotqa"):
         reward_function("hotpotqa")
+
+
+def test_a_completion_neither_text_nor_messages_is_one_line_naming_it():
+    reward = reward_function("helmet/nq")
+    with pytest.raises(CompletionTypeError) as caught:
+        reward(["a prompt", "a prompt"], [7, "Paris"])
+    message = str(caught.value)
+    assert message == "completions[0]: a completion must be a string or a list of messages, got int"
+    assert isinstance(caught.value, SuiteError) and isinstance(caught.value, TypeError)
 
 
 @pytest.mark.slow

@@ -13,9 +13,10 @@ VERSION
 DEFAULT_WRITER_BATCH_SIZE
 _._info
 
-# jinja2's SandboxedEnvironment: the binary operators it routes to call_binop, and its own name for
-# call's first parameter (fit/chat.py)
+# jinja2's SandboxedEnvironment: the binary operators it routes to call_binop, the code generator it
+# compiles templates with, and its own name for call's first parameter (fit/chat.py)
 intercepted_binops
+code_generator_class
 __self
 
 # NLTK's PunktParameters, set for PunktSentenceTokenizer to read (benchmarks/helmet/sentences.py)

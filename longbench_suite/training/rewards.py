@@ -16,18 +16,22 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .. import registry
-from ..errors import UnknownNameError
+from ..errors import CompletionTypeError, UnknownNameError
 
 Reward = Callable[..., list[float]]
 
 
-def completion_text(completion: Any) -> str:
-    """The model's text: a string, or the content of the last turn of a conversational completion."""
+def completion_text(completion: Any, index: int = 0) -> str:
+    """The model's text: a string, or the content of the last turn of a conversational completion
+    (``index``: its place among the completions, named if it is neither)."""
     if isinstance(completion, str):
         return completion
     if isinstance(completion, Sequence) and completion and isinstance(completion[-1], Mapping):
         return str(completion[-1].get("content", ""))
-    raise TypeError(f"a completion must be a string or a list of messages, got {type(completion).__name__}")
+    raise CompletionTypeError(
+        f"completions[{index}]: a completion must be a string or a list of messages, got "
+        f"{type(completion).__name__}"
+    )
 
 
 def reward_function(name: str, *, metric: str | None = None) -> Reward:
@@ -51,7 +55,7 @@ def reward_function(name: str, *, metric: str | None = None) -> Reward:
             row = {
                 name: column[i] for name, column in columns.items() if _is_column(column, len(completions))
             }
-            output = module.prepare(completion_text(completion), row, "auto")
+            output = module.prepare(completion_text(completion, i), row, "auto")
             value = scoring.row(output, row).get(wanted)
             values.append(0.0 if value is None else float(value))
         return values

@@ -1,0 +1,7 @@
+"""``python -m longbench_suite.cli``."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
