@@ -74,3 +74,39 @@ class PromptTemplate:
     def render_completion(self, fields: Mapping[str, object]) -> str:
         """The completion-mode prompt, identical to upstream's ``(user + sep + prefix).format(**fields)``."""
         return self.render_user(fields) + self.render_suffix(fields)
+
+
+@dataclass(frozen=True)
+class ReplacingTemplate(PromptTemplate):
+    """A prompt filled by a chain of ``str.replace`` calls, one placeholder after the other, as
+    LongBench v2's ``pred.py`` fills its ``prompts/*.txt`` (``$DOC$``, then ``$Q$``, ...).
+
+    ``placeholders`` pairs each placeholder with the field that replaces it, in upstream's order. The
+    order matters: a field's value that holds a later placeholder (a document quoting ``$Q$``) has it
+    replaced too, exactly as upstream's chain does. Braces mean nothing here, and there is no answer
+    prefix.
+    """
+
+    placeholders: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.answer_prefix or self.separator:
+            raise ValueError("a replacing template has no answer prefix")
+        missing = [p for p, _ in self.placeholders if p not in self.user]
+        if missing:
+            raise ValueError(f"the template does not hold the placeholders {missing}")
+
+    @property
+    def fields(self) -> frozenset[str]:
+        return frozenset(name for _, name in self.placeholders)
+
+    def render_user(self, fields: Mapping[str, object]) -> str:
+        text = self.user
+        for placeholder, name in self.placeholders:
+            if name not in fields:
+                raise KeyError(f"user template needs the field {name!r}, which the record does not have")
+            text = text.replace(placeholder, str(fields[name]))
+        return text
+
+    def render_suffix(self, fields: Mapping[str, object]) -> str:
+        return ""

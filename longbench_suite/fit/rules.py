@@ -2,8 +2,9 @@
 
 - :class:`CutContextTail` (HELMET): the completion-mode prompt must fit
   ``max_length − max_new_tokens`` tokens exactly; only the ``context`` field is cut, from its end.
-- :class:`CutMiddle` (LongBench, LV-Eval): the rendered prompt keeps its first and last halves of
-  the budget, decoded and joined, as ``pred.py`` does; the re-encoded text may overshoot a little.
+- :class:`CutMiddle` (LongBench, LongBench v2, LV-Eval): the rendered prompt keeps its first and last
+  halves of the budget, decoded and joined, as ``pred.py`` does (LongBench v2's: decoded as one
+  sequence, an odd budget's extra token from the tail); the re-encoded text may overshoot a little.
 - :class:`NoCut` (Ada-LEval): prompts are never cut, and a user budget is an error.
 
 A user's ``max_input_tokens`` replaces the task's own budget in every rule that cuts.
@@ -149,7 +150,7 @@ class CutContextTail(Fit):
 
 @dataclass(frozen=True)
 class CutMiddle(Fit):
-    """LongBench's and LV-Eval's middle cut of the whole prompt.
+    """LongBench's, LongBench v2's and LV-Eval's middle cut of the whole prompt.
 
     ``budgets`` are the task's own prompt budgets by length (LongBench's ``model2maxlen``; ``None`` at a
     length that is not cut); without them (LV-Eval) only the user's ``max_input_tokens`` cuts.
@@ -157,6 +158,11 @@ class CutMiddle(Fit):
 
     budgets: Mapping[str, int | None] | None = None
     rule: str = "model2maxlen, middle cut"
+    #: an odd budget keeps one extra token from the tail (LongBench v2's ``ids[-max_len//2:]``) instead
+    #: of ``int(budget / 2)`` at each end (:func:`~longbench_suite.fit.truncation.middle_cut_ends`)
+    extra_tail: bool = False
+    #: the kept head and tail are decoded as one sequence of ids (LongBench v2), not each alone and joined
+    decode_once: bool = False
 
     def budget(self, task: Task, length: str, max_input_tokens: int | None) -> InputBudget | None:
         if max_input_tokens is not None:
@@ -166,7 +172,13 @@ class CutMiddle(Fit):
 
     def apply(self, template, fields, tokenizer, budget, what, chat=None) -> Fitted:
         whole = template.render_user(fields)
-        prompt = whole if budget is None else keep_middle(whole, tokenizer, budget.tokens)
+        prompt = (
+            whole
+            if budget is None
+            else keep_middle(
+                whole, tokenizer, budget.tokens, extra_tail=self.extra_tail, decode_once=self.decode_once
+            )
+        )
         truncated = prompt is not whole and prompt != whole
         return Fitted(prompt, template.render_suffix(fields), fields, truncated=truncated)
 

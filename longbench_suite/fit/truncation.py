@@ -210,37 +210,57 @@ def keep_head_with_marker(
 MIDDLE_CUT_TOLERANCE = 8
 
 
-def keep_middle(text: str, counter: TokenCounter, budget: int, *, fast: bool = True) -> str:
-    """LongBench's and LV-Eval's middle truncation (``docs/longbench.md`` §6).
+def middle_cut_ends(budget: int, extra_tail: bool = False) -> tuple[int, int]:
+    """How many tokens the middle cut keeps from the head and from the tail of an over-budget text.
 
-    If ``text`` has more than ``budget`` tokens (specials included), return the decoded first
-    ``int(budget / 2)`` tokens followed by the decoded last ``int(budget / 2)`` tokens, with special
-    tokens skipped and nothing in between. Word and character counters join the original characters.
-    The result can count up to :data:`MIDDLE_CUT_TOLERANCE` tokens more than ``budget``, as upstream's.
+    LongBench's ``pred.py`` keeps ``int(budget / 2)`` at each end (an odd budget keeps one token less
+    than the budget). LongBench v2's keeps ``ids[:budget//2] + ids[-budget//2:]``: Python reads
+    ``-budget//2`` as ``(-budget)//2``, so an odd budget keeps one extra token from the tail
+    (``extra_tail``), and the two ends add up to the budget.
     """
-    half = int(budget / 2)
+    head = budget // 2
+    return head, budget - head if extra_tail else head
+
+
+def keep_middle(
+    text: str,
+    counter: TokenCounter,
+    budget: int,
+    *,
+    fast: bool = True,
+    extra_tail: bool = False,
+    decode_once: bool = False,
+) -> str:
+    """LongBench's, LongBench v2's and LV-Eval's middle truncation (``docs/longbench.md`` §6,
+    ``docs/longbench-v2.md`` §4).
+
+    If ``text`` has more than ``budget`` tokens (specials included), keep its first and last tokens
+    (:func:`middle_cut_ends`, ``extra_tail`` as there) with nothing in between, special tokens skipped.
+    By default each end is decoded alone and the two texts are joined (LongBench, LV-Eval);
+    ``decode_once`` decodes the kept ids as one sequence (LongBench v2). Word and character counters
+    join the original characters. The result can count up to :data:`MIDDLE_CUT_TOLERANCE` tokens more
+    than ``budget``, as upstream's.
+    """
+    head_n, tail_n = middle_cut_ends(budget, extra_tail)
+
+    def joined(head_text: str, head_enc: Encoding, tail_text: str, tail_enc: Encoding) -> str:
+        head = (head_text, head_enc, 0, head_n)
+        tail = (tail_text, tail_enc, len(tail_enc) - tail_n, len(tail_enc))
+        if decode_once:
+            return counter.decode_joined([head, tail])
+        return counter.decode_span(*head) + counter.decode_span(*tail)
+
     if not fast:
         enc = counter.encode(text)
-        if len(enc) <= budget:
-            return text
-        return counter.decode_span(text, enc, 0, half) + counter.decode_span(
-            text, enc, len(enc) - half, len(enc)
-        )
+        return text if len(enc) <= budget else joined(text, enc, text, enc)
     if _whole_window_likely(text, counter, budget + 1 + MARGIN) and counter.count(text) <= budget:
         return text  # counting needs no offsets: cheaper than the encoding the window would make
     head = head_window(text, counter, budget + 1)
     if head.complete:
         enc = head.encoding
-        if len(enc) <= budget:
-            return text
-        return counter.decode_span(text, enc, 0, half) + counter.decode_span(
-            text, enc, len(enc) - half, len(enc)
-        )
-    tail = tail_window(text, counter, half)
-    t_enc, t_text = tail.encoding, text[tail.start :]
-    return counter.decode_span(text[: head.stop], head.encoding, 0, half) + counter.decode_span(
-        t_text, t_enc, len(t_enc) - half, len(t_enc)
-    )
+        return text if len(enc) <= budget else joined(text, enc, text, enc)
+    tail = tail_window(text, counter, tail_n)
+    return joined(text[: head.stop], head.encoding, text[tail.start :], tail.encoding)
 
 
 def start_of_token_from_end(text: str, counter: TokenCounter, k: int, *, fast: bool = True) -> int:

@@ -99,6 +99,17 @@ def nullable(kind: Kind, *, empty_is_null: bool = False) -> Kind:
     return Kind(f"null or {kind.description}", convert)
 
 
+def one_of(*values: str) -> Kind:
+    """A string that is one of ``values`` (a label such as LongBench v2's ``difficulty``)."""
+
+    def convert(value: Any) -> str:
+        if not isinstance(value, str) or value not in values:
+            raise ValueError
+        return value
+
+    return Kind("one of " + ", ".join(repr(v) for v in values), convert)
+
+
 TEXTS = list_of(TEXT)
 #: one answer or several: a bare string is a list of one (upstream files differ in which they use)
 ANSWERS = list_of(TEXT, single=True)

@@ -64,6 +64,15 @@ class TokenCounter(ABC):
             return ""
         return text[spans[0][0] : spans[-1][1]]
 
+    def decode_joined(self, spans: Sequence[tuple[str, Encoding, int, int]]) -> str:
+        """The text of several token spans, each ``(text, encoding, start, stop)`` as for
+        :meth:`decode_span`, decoded as one sequence of ids (LongBench v2's middle cut decodes the kept
+        head and tail together, so a character or a leading space across the join survives).
+
+        Word and character counters join the original characters of each span.
+        """
+        return "".join(self.decode_span(*span) for span in spans)
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
 

@@ -204,6 +204,15 @@ class HFTokenizer(TokenCounter):
         decoded = self._tok.decode(list(encoding.ids[start:stop]), skip_special_tokens=True)
         return clean_up_tokenization(decoded) if self.clean_up_tokenization_spaces else decoded
 
+    def decode_joined(self, spans: Sequence[tuple[str, Encoding, int, int]]) -> str:
+        ids: list[int] = []
+        for _text, encoding, start, stop in spans:
+            if self._fast is not None:
+                encoding.offsets[start:stop]  # fastokens' ids checked against tokenizers' (see decode_span)
+            ids.extend(encoding.ids[start:stop])
+        decoded = self._tok.decode(ids, skip_special_tokens=True)
+        return clean_up_tokenization(decoded) if self.clean_up_tokenization_spaces else decoded
+
     # A copy goes to another process (datasets' num_proc workers, Ray) as its tokenizer.json and the
     # probes' verdicts. A forked worker already holds the counter it was copied from: it takes that one's
     # state, so it neither parses the tokenizer.json again nor probes it.

@@ -41,6 +41,9 @@ class TiktokenCounter(TokenCounter):
     def decode_span(self, text: str, encoding: Encoding, start: int, stop: int) -> str:
         return self._enc.decode(list(encoding.ids[start:stop]))
 
+    def decode_joined(self, spans: Sequence[tuple[str, Encoding, int, int]]) -> str:
+        return self._enc.decode([i for _text, enc, start, stop in spans for i in enc.ids[start:stop]])
+
     def __getstate__(self):
         return {"name": self.name}
 
