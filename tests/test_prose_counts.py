@@ -73,6 +73,12 @@ CLAIMS: list[tuple[str, str, Callable[[], tuple]]] = [
     )),
     ("README.md", r"read\s+once for all (\d+) configs that use it", lambda: (_archive_configs(),)),
     ("README.md", r"The (\d+) configs are LV-Eval's own", lambda: (len(spec("lveval").configs),)),
+    ("README.md", r"The (\d+) configs are `pred.py`'s prompt modes", lambda: (
+        len(spec("longbench_v2").configs),
+    )),
+    ("README.md", r"\| `0shot`, `cot` × `([\w ]+)`; `no_context` × `(\w+)` \|", lambda: (
+        " ".join(spec("longbench_v2").tasks["0shot"]), " ".join(spec("longbench_v2").tasks["no_context"]),
+    )),
     ("docs/lveval.md", r"(\d+) datasets × (\d+) levels = (\d+) configs", lambda: (
         len(_listed("lveval")),
         len(spec("lveval").lengths),
