@@ -172,7 +172,8 @@ class LongBenchV2Task(Task):
 
     def facts(self, length: str) -> dict:
         facts = {
-            "source": f"{HUB_REPO} data.json at {DATA_REVISION[:12]} (pinned elsewhere as sha256 {DATA_SHA256})",
+            "source": f"{HUB_REPO} data.json at {DATA_REVISION[:12]}",
+            "sha256 (third-party pins; each build records its own)": DATA_SHA256,
             "upstream prompt": f"prompts/{self.prompt_file}",
             "pred.py output": f"<model>{self.output_suffix}.jsonl",
         }
