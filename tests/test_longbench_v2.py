@@ -28,6 +28,7 @@ from longbench_suite.render import ReplacingTemplate
 from longbench_suite.source import mirrored
 from longbench_suite.source.manifest import write_manifest
 from tests.specs import longbench_v2 as spec
+from tests.support.longbench_v2_data import write_data_dir
 
 #: ``git ls-tree 2e00731f8d0bff23dc4325161044d0ed8af94c1e prompts/`` in THUDM/LongBench: blob ids
 UPSTREAM_BLOBS = {
@@ -296,7 +297,7 @@ def _one_line_error(folder, tokenizer, tmp_path, kind=DataFormatError) -> str:
 def test_a_bad_record_is_one_line_naming_the_file_record_and_field(change, named, tiny_tokenizer, tmp_path):
     records = samples.records()[:4]
     change(records[2])
-    samples.write_data_dir(str(tmp_path / "data"), records)
+    write_data_dir(str(tmp_path / "data"), records)
     message = _one_line_error(tmp_path / "data", tiny_tokenizer, tmp_path)
     assert "record 2" in message and named in message
 

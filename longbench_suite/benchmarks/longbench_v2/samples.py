@@ -13,11 +13,9 @@ rest are short. ``DEMO`` is a few records; ``FULL`` the published 503.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 
 from longbench_suite.samplefiles import TextMaker, write_to_mirror
-from longbench_suite.source.samples import declare_sample_records, key
 
 from .tasks import DATA, DATA_RECORDS, DIFFICULTIES, LENGTH_LABELS, LETTERS, TASKS
 
@@ -117,21 +115,6 @@ def data_bytes(scale: Scale = DEMO) -> bytes:
 def write_samples(mirror_dir: str, scale: Scale = DEMO) -> list[str]:
     """Write the sample ``data.json`` where a mirror keeps the pinned URL; returns the file written."""
     return [write_to_mirror(mirror_dir, DATA.url, data_bytes(scale))]
-
-
-def write_data_dir(folder: str, data: list[dict] | bytes) -> str:
-    """A ``data_dir`` laid out like the Hub repo: ``folder/data.json`` holding ``data`` (records, or the
-    file's bytes), with its record count declared beside it (a ``data_dir``'s own file need not hold
-    upstream's 503 records). Returns the file's path."""
-    raw = data if isinstance(data, bytes) else json.dumps(data, ensure_ascii=False, indent=4).encode("utf-8")
-    path = os.path.join(folder, "data.json")
-    os.makedirs(folder, exist_ok=True)
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(raw)
-    os.replace(tmp, path)
-    declare_sample_records(folder, {key(DATA.url): len(json.loads(raw))})
-    return path
 
 
 def declared_sizes(scale: Scale = DEMO) -> dict[str, dict[str, int]]:
