@@ -249,7 +249,7 @@ def test_there_is_no_dev_split(mirror, tiny_tokenizer, tmp_path):
         load_dataset(BENCH, "0shot_32k", split="dev", **_options(mirror, tiny_tokenizer, tmp_path))
 
 
-def test_the_token_buckets_follow_the_readme_ranges():
+def test_the_token_buckets_follow_the_papers_ranges():
     assert [token_bucket(n) for n in (0, 31_999, 32_000, 128_000, 128_001)] == [
         "short",
         "short",

@@ -22,8 +22,8 @@ LENGTHS = LengthTable(
     },
 )
 
-#: README's length buckets (short < 32k, medium 32k-128k, long > 128k), here counted in tokens of the
-#: uncut prompt under the config's tokenizer (K = 1000, as the README's "8k to 2M" counts)
+#: the paper's length buckets (short < 32k, medium 32k-128k, long > 128k, in words), counted here in
+#: tokens of the uncut prompt under the config's tokenizer, K = 1000 (``docs/longbench-v2.md`` §5)
 SHORT_BELOW = 32_000
 LONG_ABOVE = 128_000
 
