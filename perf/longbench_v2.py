@@ -143,8 +143,8 @@ def main(total_mb: int = 465, tokenizer: str | None = None) -> dict:
     print(table(rows, ["measurement", "seconds", "peak RSS MB"]))
     print(
         f"first row {whole['first_row_s'] / stream['first_row_s']:.1f}x sooner than json.load's; prepared "
-        f"peak {prepared['peak_rss_mb'] / whole['peak_rss_mb']:.2f}x json.load's; {prepared['cut']} cut, "
-        f"rows, at most {prepared['max_input_tokens']} input tokens (budget 120000)"
+        f"peak {prepared['peak_rss_mb'] / whole['peak_rss_mb']:.2f}x json.load's; "
+        f"{prepared['cut']} rows cut, at most {prepared['max_input_tokens']} input tokens (budget 120000)"
     )
     return {"stream": stream["first_row_s"], "prepared_rss_mb": prepared["peak_rss_mb"]}
 
