@@ -173,7 +173,7 @@ class LongBenchV2Task(Task):
     def facts(self, length: str) -> dict:
         facts = {
             "source": f"{HUB_REPO} data.json at {DATA_REVISION[:12]}",
-            "sha256 (third-party pins; each build records its own)": DATA_SHA256,
+            "sha256 (third-party pin)": DATA_SHA256,
             "upstream prompt": f"prompts/{self.prompt_file}",
             "pred.py output": f"<model>{self.output_suffix}.jsonl",
         }
