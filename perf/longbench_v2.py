@@ -12,10 +12,15 @@ fresh process reading it as ``data_dir``, with the Llama-2 tokenizer:
   does: ``datasets`` imports it for the first ``IterableDataset``); baseline: ``json.load`` of the
   whole file, as ``pred.py``'s commented-out loader reads it, before its first record can be had;
 * **prepare**: ``0shot_128k`` prepared (all 503 rows cut to 120000 tokens, Arrow written), its wall time
-  and peak resident memory; baseline: the peak memory of ``json.load`` alone.
+  and peak resident memory; baseline: the peak memory of ``json.load`` alone;
+* **together**: ``0shot_128k`` and ``cot_128k`` prepared in one process (``prepare([...])``, as
+  ``longbench-suite build A B`` does): each reads ``data.json`` itself, but the tokenizer's cache of
+  piece counts holds every piece of the file, so the second config counts its documents from it; the
+  time against the one config alone.
 
-Asserts that the streamed row is ``pred.py``'s prompt for the first record and that the prepared split
-holds every ``_id`` in file order. Targets: first row < 2 s, prepared peak RSS < 1 GB.
+The streamed first row is the best of three runs. Asserts that it is ``pred.py``'s prompt for the
+first record and that every prepared split holds every ``_id`` in file order. Targets: first row
+< 2 s, prepared peak RSS < 1 GB.
 """
 
 from __future__ import annotations
@@ -58,6 +63,19 @@ rows = load_dataset("longbench_v2", "0shot_128k", split="eval", data_dir=folder,
 done = time.perf_counter()
 print(json.dumps({"build_s": done - start, "ids": list(rows["_id"]), "cut": sum(rows["input_truncated"]),
                   "max_input_tokens": max(rows["input_tokens"]),
+                  "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+TOGETHER = r"""
+import json, resource, sys, time
+from longbench_suite import get_builder, prepare
+folder, tokenizer, cache = sys.argv[1:4]
+start = time.perf_counter()
+built = prepare([get_builder(f"longbench_v2/{c}", data_dir=folder, tokenizer=tokenizer, cache_dir=cache)
+                 for c in ("0shot_128k", "cot_128k")])
+done = time.perf_counter()
+ids = [list(b.as_dataset(split="eval")["_id"]) for b in built]
+print(json.dumps({"build_s": done - start, "ids": ids,
                   "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -131,14 +149,18 @@ def main(total_mb: int = 465, tokenizer: str | None = None) -> dict:
     print(f"data.json: {size_mb:.0f} MB, {len(LABELS)} records ({data})")
     cache = workdir() / "longbench-v2-cache"
     whole = run_child(WHOLE, str(data))
-    stream = run_child(STREAM, str(folder), tokenizer, str(cache / "stream"))
+    streams = [run_child(STREAM, str(folder), tokenizer, str(cache / "stream")) for _ in range(3)]
+    stream = min(streams, key=lambda r: r["first_row_s"])
     assert stream["input"] == pred_py_prompt(ZERO_SHOT_TEXT, whole["first"]), "the streamed row differs"
     prepared = run_child(PREPARE, str(folder), tokenizer, str(cache / f"prepare-{os.getpid()}"))
     assert prepared["ids"] == whole["ids"], "the prepared split is not every record in file order"
+    together = run_child(TOGETHER, str(folder), tokenizer, str(cache / f"together-{os.getpid()}"))
+    assert together["ids"] == [whole["ids"]] * 2, "a config built together is not every record in order"
     rows = [
         ["first row: streaming (0shot_full)", f"{stream['first_row_s']:.2f}", f"{stream['peak_rss_mb']:.0f}"],
         ["first row: json.load of the file", f"{whole['first_row_s']:.2f}", f"{whole['peak_rss_mb']:.0f}"],
         ["prepared 0shot_128k (503 rows)", f"{prepared['build_s']:.1f}", f"{prepared['peak_rss_mb']:.0f}"],
+        ["0shot_128k + cot_128k together", f"{together['build_s']:.1f}", f"{together['peak_rss_mb']:.0f}"],
     ]
     print(table(rows, ["measurement", "seconds", "peak RSS MB"]))
     print(
@@ -146,6 +168,7 @@ def main(total_mb: int = 465, tokenizer: str | None = None) -> dict:
         f"peak {prepared['peak_rss_mb'] / whole['peak_rss_mb']:.2f}x json.load's; "
         f"{prepared['cut']} rows cut, at most {prepared['max_input_tokens']} input tokens (budget 120000)"
     )
+    print(f"two configs together: {together['build_s'] / prepared['build_s']:.2f}x the time of one alone")
     return {"stream": stream["first_row_s"], "prepared_rss_mb": prepared["peak_rss_mb"]}
 
 
