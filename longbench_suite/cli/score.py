@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .. import options
-from .arguments import build_options, source_options
+from .arguments import STRICT_HELP, build_options, source_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -53,6 +53,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="how the outputs were generated; HELMET prepends the answer prefix to completion-mode "
         "outputs (default auto: each row's use_chat_template)",
     )
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
     p.add_argument(
         "--judge-model", help="OpenAI model for HELMET's GPT-4o judge (needs openai, OPENAI_API_KEY)"
     )
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     from ..metrics import Judges, read_predictions, score_task, summarize
     from ..metrics.predictions import align_predictions
     from ..metrics.report import judges_from, results_json, results_table, summary_table
-    from ..metrics.scoring import load_rows, summary_names
+    from ..metrics.scoring import load_rows, scoring_options, summary_names
     from ..outputs import check_output_file, written_aside
     from ..predict import record as run_record
     from ..predict.run import check_split_name
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         api.check_splits(builder, split)
     if record is not None:
         run_record.check_identities(record, build, builders, source)
+    metric_options = scoring_options([b.BENCHMARK.name for b in builders], strict=args.strict)
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]
@@ -122,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             mode=args.mode,
             judges=judges,
             by=[c for c in columns if c in dataset.column_names or c not in present],
+            options=metric_options[builder.BENCHMARK.name],
         )
         result.split_rows = len(rows)
         results.append(result)

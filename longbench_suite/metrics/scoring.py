@@ -75,12 +75,19 @@ def _group_key(value: Any) -> str:
 
 
 def _groups(scoring, module, by: Sequence[str], rows: Sequence[Row], per_row: Sequence[RowScores]) -> dict:
+    """Per column of ``by``, the task scores of each value's rows; a row whose value is ``None`` is in
+    no group, and a column no row has a value in gives no breakdown (LongBench v2's token bucket of a
+    prompt without a document)."""
     out = {}
     levels = getattr(module, "GROUP_LEVELS", {})
     for name in by:
         members: dict[str, list[RowScores]] = {key: [] for key in levels.get(name, ())}
-        for row, scores in zip(rows, per_row, strict=True):
-            members.setdefault(_group_key(row[name]), []).append(scores)
+        pairs = zip(rows, per_row, strict=True)
+        valued = [(row[name], scores) for row, scores in pairs if row[name] is not None]
+        if not valued:
+            continue
+        for value, scores in valued:
+            members.setdefault(_group_key(value), []).append(scores)
         out[name] = {key: _aggregate(scoring, group) if group else {} for key, group in members.items()}
     return out
 
@@ -237,6 +244,30 @@ def score(
         by=by,
         options=metric_options,
     )
+
+
+#: scoring options a command offers for every benchmark whose metrics module lists them in its
+#: ``SCORING_OPTIONS`` (``strict``: count rows the official scorer leaves out as wrong, LongBench v2)
+COMMAND_SCORING_OPTIONS = ("strict",)
+
+
+def scoring_options(benchmarks: Sequence[str], **given: Any) -> dict[str, dict[str, Any]]:
+    """Per benchmark, the scoring options of ``given`` (those set: not ``False``/``None``) that its
+    metrics module takes (``SCORING_OPTIONS``); an option set that none of ``benchmarks`` takes is an
+    :class:`OptionError` naming it."""
+    out: dict[str, dict[str, Any]] = {b: {} for b in benchmarks}
+    for option, value in given.items():
+        if value is None or value is False:
+            continue
+        takers = [b for b in out if option in getattr(metrics_module(b), "SCORING_OPTIONS", ())]
+        if not takers:
+            flag = "--" + option.replace("_", "-")
+            raise OptionError(
+                f"{flag}: the scoring of none of the configs' benchmarks ({', '.join(out)}) takes it"
+            )
+        for benchmark in takers:
+            out[benchmark][option] = value
+    return out
 
 
 def summary_names(benchmark: str) -> list[str]:
