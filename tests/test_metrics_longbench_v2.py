@@ -11,9 +11,11 @@ import types
 
 import pytest
 
-from longbench_suite.errors import DataFormatError
+from longbench_suite import cli
+from longbench_suite.errors import DataFormatError, OptionError
 from longbench_suite.metrics import scoring, summarize
 from longbench_suite.metrics.report import results_table, summary_table
+from longbench_suite.predict import predict
 
 v2 = importlib.import_module("longbench_suite.benchmarks.longbench_v2.metrics")
 
@@ -220,3 +222,67 @@ def test_the_same_predictions_give_result_py_s_numbers(lb2):
         summary = summarize([lb2(cases)], "result")["longbench_v2"]
         ours = {column: summary[column]["0shot_128k"] for column in table[model]}
         assert ours == table[model], model
+
+
+# -- choosing strict mode -----------------------------------------------------------------------------
+
+
+def test_strict_goes_to_the_benchmarks_that_take_it_and_is_refused_where_none_does(monkeypatch):
+    real = scoring.metrics_module
+    monkeypatch.setattr(scoring, "metrics_module", lambda name: v2 if name == "longbench_v2" else real(name))
+    assert scoring.scoring_options(["helmet", "longbench_v2"], strict=True) == {
+        "helmet": {},
+        "longbench_v2": {"strict": True},
+    }
+    assert scoring.scoring_options(["helmet"], strict=False) == {"helmet": {}}
+    with pytest.raises(
+        OptionError, match=r"^--strict: the scoring of none of the configs' benchmarks \(helmet, lveval\)"
+    ):
+        scoring.scoring_options(["helmet", "lveval"], strict=True)
+
+
+def test_score_strict_on_other_benchmarks_is_one_line_before_anything_is_built(tmp_path, capsys):
+    predictions = tmp_path / "p.jsonl"
+    predictions.write_text('{"index": 0, "prediction": "x"}\n')
+    code = cli.main(
+        [
+            "score",
+            "nq_8k",
+            "--predictions",
+            str(predictions),
+            "--strict",
+            "--demo",
+            "--cache-dir",
+            str(tmp_path / "c"),
+        ]
+    )
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(
+        "longbench-suite: error: --strict: the scoring of none of the configs' benchmarks (helmet)"
+    )
+    assert "\n" not in err
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize(
+    "score, message",
+    [
+        (False, "--strict is a scoring option: give it with --score"),
+        (True, r"--strict: the scoring of none of the configs' benchmarks \(helmet\)"),
+    ],
+)
+def test_predict_strict_is_refused_before_anything_is_built_without_score_or_a_taker(
+    tmp_path, score, message
+):
+    with pytest.raises(OptionError, match=message):
+        predict(
+            ["nq_8k"],
+            str(tmp_path / "out"),
+            model="m",
+            endpoint="http://127.0.0.1:9/v1",
+            score=score,
+            strict=True,
+            cache_dir=str(tmp_path / "c"),
+        )
+    assert not (tmp_path / "out").exists() and not (tmp_path / "c").exists()

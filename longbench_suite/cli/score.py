@@ -65,7 +65,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import api
+    from .. import api, registry
     from ..metrics import Judges, read_predictions, score_task, summarize
     from ..metrics.predictions import align_predictions
     from ..metrics.report import judges_from, results_json, results_table, summary_table
@@ -93,13 +93,13 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(args.output, (".json",))
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
+    metric_options = scoring_options([registry.resolve(name)[0] for name in configs], strict=args.strict)
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
     builders = [api.get_builder(name, options=build) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
         run_record.check_identities(record, build, builders, source)
-    metric_options = scoring_options([b.BENCHMARK.name for b in builders], strict=args.strict)
     api.prepare(builders)
     summaries = [b for b in args.by if b in {s for x in builders for s in summary_names(x.BENCHMARK.name)}]
     columns = [b for b in args.by if b not in summaries]

@@ -246,14 +246,10 @@ def score(
     )
 
 
-#: scoring options a command offers for every benchmark whose metrics module lists them in its
-#: ``SCORING_OPTIONS`` (``strict``: count rows the official scorer leaves out as wrong, LongBench v2)
-COMMAND_SCORING_OPTIONS = ("strict",)
-
-
 def scoring_options(benchmarks: Sequence[str], **given: Any) -> dict[str, dict[str, Any]]:
     """Per benchmark, the scoring options of ``given`` (those set: not ``False``/``None``) that its
-    metrics module takes (``SCORING_OPTIONS``); an option set that none of ``benchmarks`` takes is an
+    metrics module lists in its ``SCORING_OPTIONS`` (the commands' ``--strict``: count the rows an
+    official scorer leaves out as wrong); an option set that none of ``benchmarks`` takes is an
     :class:`OptionError` naming it."""
     out: dict[str, dict[str, Any]] = {b: {} for b in benchmarks}
     for option, value in given.items():

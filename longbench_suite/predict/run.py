@@ -145,7 +145,7 @@ def predict(
     (``mirror``, ``tokenizer``, ``cache_dir``, ...; a keyword replaces that field), as for
     :func:`~longbench_suite.get_builder`.
     """
-    from .. import api
+    from .. import api, registry
 
     options = BuildOptions.of(options, **build_options)
     check_split_name(split)
@@ -165,13 +165,13 @@ def predict(
             max_retries=max_retries,
             timeout=timeout,
         )
+    if score:  # a scoring option no config takes is refused before anything is built or asked
+        from ..metrics.scoring import scoring_options
+
+        scoring_options([registry.resolve(name)[0] for name in configs], strict=strict)
     builders = [api.get_builder(name, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
-    if score:  # a scoring option no config takes is refused before anything is asked
-        from ..metrics.scoring import scoring_options
-
-        scoring_options([b.BENCHMARK.name for b in builders], strict=strict)
     api.prepare(builders)
     planned = []
     for builder in builders:
