@@ -205,3 +205,58 @@ def test_info_says_the_task_makes_a_second_call():
         COT.generation.describe()
         == "temperature 0.1, top_p 1.0, then the answer call (128 new tokens, cut at the budget)"
     )
+
+
+@pytest.fixture
+def qasper_e_with_a_follow_up():
+    """LongBench's qasper_e (chat mode, an 8k budget) declaring a follow-up whose cut records what the
+    config hands it; the registry's declaration is restored afterwards."""
+    task = registry.benchmark("longbench").task("qasper_e")
+    seen: list = []
+
+    def cut(text, tokenizer, budget):
+        seen.append((tokenizer, budget))
+        return f"[cut at {budget}] {text}"
+
+    declared = task.generation
+    follow_up = FollowUp(lambda row, reply: f"second call of {row['query_id']}: {reply.strip()}", 7, cut=cut)
+    object.__setattr__(task, "generation", dataclasses.replace(declared, follow_up=follow_up))
+    try:
+        yield seen
+    finally:
+        object.__setattr__(task, "generation", declared)
+
+
+@pytest.mark.slow
+def test_predict_cuts_the_second_prompt_with_the_config_s_tokenizer_and_budget(
+    tmp_path, qasper_e_with_a_follow_up
+):
+    from longbench_suite import get_builder
+    from longbench_suite.demo import offline_options
+    from longbench_suite.predict import predict
+
+    options = offline_options(str(tmp_path / "demo"))
+    first = "a chain of thought "
+    with FakeOpenAI(lambda prompt: "the answer" if prompt.startswith("[cut at") else first) as server:
+        predict(
+            ["longbench/qasper_e_8k"],
+            str(tmp_path / "out"),
+            model="m",
+            endpoint=server.url,
+            concurrency=2,
+            limit=3,
+            progress=False,
+            **options,
+        )
+    (tokenizer, budget), *_ = qasper_e_with_a_follow_up
+    builder = get_builder("longbench/qasper_e_8k", **options)
+    assert budget == builder.config.task.budget_rule("8k", None).tokens
+    assert tokenizer.identity == builder.tokenizer.identity
+    second = sorted(prompt_of(r) for r in server.requests if prompt_of(r).startswith("[cut at"))
+    assert len(second) == 3 and len(server.requests) == 6
+    assert second[0].startswith(f"[cut at {budget}] second call of ") and second[0].endswith(
+        ": a chain of thought"
+    )
+    assert all(r["body"]["max_tokens"] == 7 for r in server.requests if prompt_of(r).startswith("[cut at"))
+    written = lines(tmp_path / "out" / "longbench" / "qasper_e_8k.eval.jsonl")
+    assert [(r["prediction"], r["first_prediction"]) for r in written] == [("the answer", first)] * 3
