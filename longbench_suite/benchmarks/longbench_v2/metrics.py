@@ -1,4 +1,4 @@
-"""LongBench v2's answer extraction and ``result.py``'s accuracies (``docs/longbench_v2.md``; THUDM/LongBench
+"""LongBench v2's answer extraction and ``result.py``'s accuracies (``docs/predict.md`` §7; THUDM/LongBench
 ``pred.py`` ``extract_answer`` and ``result.py`` at 2e00731).
 
 **Extraction** (:func:`extract_answer`): every ``*`` removed, then the first match of the case-sensitive
