@@ -135,7 +135,7 @@ def test_an_empty_bucket_is_none_where_result_py_divides_by_zero(lb2):
     result = lb2(easy_only)
     assert "hard" not in result.metrics and result.metrics["easy"] == 66.7
     summary = summarize([result], "result")["longbench_v2"]
-    assert summary["Hard"] == {"0shot_128k": None} and summary["Overall"] == {"0shot_128k": 66.7}
+    assert summary["Hard"] == {"0shot 128k": None} and summary["Overall"] == {"0shot 128k": 66.7}
 
 
 def test_tables_by_difficulty_length_token_bucket_and_domain(lb2):
@@ -163,14 +163,14 @@ def test_a_column_without_values_gives_no_table(lb2):
 
 def test_the_summary_is_result_py_s_table_with_configs_for_models(lb2):
     plain, strict = lb2(), lb2(strict=True)
-    strict.config = "longbench_v2/0shot_128k (strict)"
+    strict.task = "0shot (strict)"
     summary = summarize([plain, strict], "result")["longbench_v2"]
     assert list(summary) == ["Overall", "Easy", "Hard", "Short", "Medium", "Long", "Missing", "Unparsed"]
-    assert summary["Overall"] == {"0shot_128k": 66.7, "0shot_128k (strict)": 57.1}
-    assert summary["Long"] == {"0shot_128k": 100.0, "0shot_128k (strict)": 66.7}
-    assert summary["Missing"] == {"0shot_128k": 1, "0shot_128k (strict)": 1}
+    assert summary["Overall"] == {"0shot 128k": 66.7, "0shot (strict) 128k": 57.1}
+    assert summary["Long"] == {"0shot 128k": 100.0, "0shot (strict) 128k": 66.7}
+    assert summary["Missing"] == {"0shot 128k": 1, "0shot (strict) 128k": 1}
     table = summary_table("result", {"longbench_v2": summarize([plain], "result")["longbench_v2"]})
-    assert re.search(r"Missing +0shot_128k +1\n", table)  # counts print as counts
+    assert re.search(r"Missing +0shot 128k +1\n", table)  # counts print as counts
 
 
 def test_the_results_table_prints_counts_as_counts(lb2):
@@ -220,7 +220,7 @@ def test_the_same_predictions_give_result_py_s_numbers(lb2):
             r["length"] not in ("short", "medium", "long") for r, _ in cases
         )
         summary = summarize([lb2(cases)], "result")["longbench_v2"]
-        ours = {column: summary[column]["0shot_128k"] for column in table[model]}
+        ours = {column: summary[column]["0shot 128k"] for column in table[model]}
         assert ours == table[model], model
 
 

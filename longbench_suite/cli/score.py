@@ -44,7 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=[],
         metavar="GROUP",
         help="a row column to break each config down by (length_bucket, depth, ...), or a summary over "
-        "the configs: category (HELMET, LongBench), level (LV-Eval); repeatable",
+        "the configs: category (HELMET, LongBench), level (LV-Eval), result (LongBench v2); repeatable",
     )
     p.add_argument(
         "--mode",

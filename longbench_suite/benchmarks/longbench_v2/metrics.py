@@ -143,11 +143,12 @@ GROUP_LEVELS = {
 
 
 def summarize_result(results: Sequence) -> dict:
-    """result.py's table with configs for models: Overall, Easy, Hard, Short, Medium, Long, then how
-    many answers were missing and unparsed (strict results read their ``*_strict`` numbers)."""
+    """result.py's table with configs (``<task> <length>``, e.g. ``cot 128k``) for models: Overall,
+    Easy, Hard, Short, Medium, Long, then how many answers were missing and unparsed (strict results
+    read their ``*_strict`` numbers)."""
     out: dict[str, dict[str, float | int | None]] = {}
     for r in results:
-        name = r.config.split("/", 1)[-1]
+        name = f"{r.task} {r.length}" if r.length else r.task
         suffix = STRICT_SUFFIX if any(m.endswith(STRICT_SUFFIX) for m in r.headline) else ""
         out.setdefault("Overall", {})[name] = r.metrics.get(f"accuracy{suffix}")
         for title, metric in COLUMNS.items():
