@@ -101,8 +101,11 @@ def test_result_py_numbers_leave_missing_rows_out_of_every_denominator(lb2):
     assert result.rows[2]["scores"]["accuracy"] is None
     assert result.rows[3]["scores"] == {
         "accuracy": 0.0,
+        "easy": None,
         "hard": 0.0,
         "short": 0.0,
+        "medium": None,
+        "long": None,
         "missing": 0.0,
         "unparsed": 1.0,
     }
@@ -133,7 +136,7 @@ def test_rounding_is_result_py_s_one_decimal_halves_to_even():
 def test_an_empty_bucket_is_none_where_result_py_divides_by_zero(lb2):
     easy_only = [c for c in CASES if c[0]["difficulty"] == "easy"]
     result = lb2(easy_only)
-    assert "hard" not in result.metrics and result.metrics["easy"] == 66.7
+    assert result.metrics["hard"] is None and result.metrics["easy"] == 66.7
     summary = summarize([result], "result")["longbench_v2"]
     assert summary["Hard"] == {"0shot 128k": None} and summary["Overall"] == {"0shot 128k": 66.7}
 
@@ -148,8 +151,10 @@ def test_tables_by_difficulty_length_token_bucket_and_domain(lb2):
     assert result.groups["domain"]["Code Repository Understanding"] == {
         "accuracy": 100.0,
         "easy": 100.0,
+        "hard": None,  # its hard row is missing
+        "short": None,
+        "medium": None,
         "long": 100.0,
-        "hard": None,
         "missing": 1,
         "unparsed": 0,
     }

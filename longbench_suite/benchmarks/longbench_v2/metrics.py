@@ -70,8 +70,9 @@ def _gold(row: Row) -> str:
 
 
 def row_scores(prediction: str, row: Row, strict: bool = False) -> RowScores:
-    """One row's values: correctness under its overall, difficulty and length names (``None`` for a
-    missing row outside strict mode), and whether it is missing or unparsed (1 or 0)."""
+    """One row's values: correctness overall and under its difficulty's and length's names (``None``
+    under the other buckets', and for a missing row outside strict mode), and whether it is missing or
+    unparsed (1 or 0)."""
     gold = _gold(row)
     missing = prediction == ""
     extracted = None if missing else extract_answer(prediction)
@@ -79,11 +80,10 @@ def row_scores(prediction: str, row: Row, strict: bool = False) -> RowScores:
     if missing and not strict:
         correct = None
     suffix = STRICT_SUFFIX if strict else ""
-    scores: RowScores = {
-        f"accuracy{suffix}": correct,
-        difficulty_bucket(column(row, "difficulty")) + suffix: correct,
-        length_bucket(column(row, "length")) + suffix: correct,
-    }
+    mine = (difficulty_bucket(column(row, "difficulty")), length_bucket(column(row, "length")))
+    # every bucket named, in result.py's column order; a row counts (its value is not None) in its own
+    scores: RowScores = {f"accuracy{suffix}": correct}
+    scores.update({bucket + suffix: correct if bucket in mine else None for bucket in COLUMNS.values()})
     scores["missing"] = float(missing)
     scores["unparsed"] = float(not missing and extracted is None)
     return scores
