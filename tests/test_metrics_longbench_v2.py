@@ -291,3 +291,23 @@ def test_predict_strict_is_refused_before_anything_is_built_without_score_or_a_t
             cache_dir=str(tmp_path / "c"),
         )
     assert not (tmp_path / "out").exists() and not (tmp_path / "c").exists()
+
+
+def test_compare_keeps_a_strict_run_s_headline_apart_from_a_plain_one():
+    from longbench_suite.comparison.runs import Entry, Model
+    from longbench_suite.comparison.tables import task_table
+
+    def model(label: str, metric: str, value: float) -> Model:
+        result = scoring.ScoreResult(
+            "adaleval/tsort_2k", "adaleval", "tsort", "2k", "eval", "m", 4, {metric: value}, {metric: value}
+        )
+        entry = Entry(result, f"{label}/results.json", 4, 4, False)
+        return Model(label, "m", [], None, {"adaleval/tsort_2k": entry})
+
+    table = task_table(
+        "adaleval", [model("plain", "accuracy", 50.0), model("strict", "accuracy_strict", 25.0)]
+    )
+    assert table.rows == ["tsort (accuracy)", "tsort (accuracy_strict)"]
+    assert table.cells[("tsort (accuracy)", "plain")]["2k"].value == 50.0
+    assert table.cells[("tsort (accuracy_strict)", "strict")]["2k"].value == 25.0
+    assert table.cells[("tsort (accuracy)", "strict")]["2k"].value is None
