@@ -10,6 +10,7 @@ without them (a branch that has the benchmark but not yet its fixtures) this mod
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 
@@ -97,3 +98,24 @@ def test_predict_sends_pred_py_s_two_calls_and_scores_as_result_py(
         summary = json.loads((out / "results.json").read_text())["summary"]["result"]["longbench_v2"]
         expected = result_table()[f"{name}_cot"]
         assert {column: summary[column][f"cot {LENGTH_OF_BUDGET[budget]}"] for column in expected} == expected
+
+
+def test_pred_py_s_output_files_score_as_result_py_scored_them():
+    """Every file ``pred.py`` wrote in the 120000 run (three modes, two models), an item it never wrote
+    (an empty reply) given as an empty prediction."""
+    from longbench_suite.metrics import score_task, summarize
+
+    table = result_table()
+    records = parity.data_records()
+    folder = FIXTURES / "predictions" / "120000"
+    assert len(table) == 6
+    for name, expected in table.items():
+        with gzip.open(folder / f"{name}.jsonl.gz", "rt", encoding="utf-8") as f:
+            written = {line["_id"]: line for line in map(json.loads, f)}
+        assert 0 < len(written) <= len(records)
+        rows = [{**record, "query_id": record["_id"]} for record in records]
+        predictions = [written[r["_id"]]["response"] if r["_id"] in written else "" for r in rows]
+        task = "cot" if name.endswith("_cot") else "no_context" if name.endswith("_no_context") else "0shot"
+        result = score_task("longbench_v2", task, rows, predictions, length="128k")
+        summary = summarize([result], "result")["longbench_v2"]
+        assert {column: summary[column][f"{task} 128k"] for column in expected} == expected, name
