@@ -35,7 +35,7 @@ def item_of(prompt: str) -> str:
 
 
 def result_table() -> dict[str, dict[str, float]]:
-    lines = (FIXTURES / "predictions" / "120000" / "result.txt").read_text(encoding="utf-8").split("\n")
+    lines = (FIXTURES / "predictions" / "result.txt").read_text(encoding="utf-8").split("\n")
     columns = lines[0].split("\t")[1:]
     return {
         line.split("\t")[0]: dict(zip(columns, map(float, line.split("\t")[1:]), strict=True))
@@ -50,7 +50,7 @@ def test_predict_sends_pred_py_s_two_calls_and_scores_as_result_py(
 ):
     first_sent, answers_sent = sent("cot", budget, tokenizer), sent("cot", budget, tokenizer, call="answer")
     (name,) = {r["model"] for r in first_sent.values()}
-    model = name if name.startswith("gpt") else f"meta-llama/{name}"  # the name pred.py sends (model2path)
+    (model,) = {r["sent_model"] for r in first_sent.values()}  # model2path's name for an HF model
 
     def answer(prompt: str) -> str:  # the loopback server's script, told the call by its prompt
         return reply(
@@ -107,7 +107,7 @@ def test_pred_py_s_output_files_score_as_result_py_scored_them():
 
     table = result_table()
     records = parity.data_records()
-    folder = FIXTURES / "predictions" / "120000"
+    folder = FIXTURES / "predictions"  # the files of the 120000 run
     assert len(table) == 6
     for name, expected in table.items():
         with gzip.open(folder / f"{name}.jsonl.gz", "rt", encoding="utf-8") as f:
