@@ -217,7 +217,8 @@ def score(
     generated (HELMET prepends the answer prefix in completion mode; ``"auto"`` follows each row's
     ``use_chat_template``). ``nli`` and ``judge`` are the model judges HELMET's citation and
     GPT-4o metrics need; without them those metrics are reported as not computed. The other keywords go
-    to the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``).
+    to the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``; LongBench v2:
+    ``strict=True``, empty and unparsed answers counted wrong).
     """
     from .. import registry
 
