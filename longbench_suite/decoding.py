@@ -7,7 +7,30 @@ sends it to the model as declared; nothing about it is stated anywhere else.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A second call upstream makes for every row, after the first reply (LongBench v2's chain of
+    thought: its ``0shot_cot_ans`` call).
+
+    ``prompt(row, first_reply)`` renders the second prompt from the row's columns and the first reply
+    as the model gave it (the benchmark strips it where upstream does); it is sent in the row's mode
+    (chat user turn or completion prompt) with ``max_new_tokens`` and the task's decoding. ``cut(text,
+    tokenizer, budget)``, if given, cuts that prompt as the task's fit rule cuts the first one, at the
+    config's token budget under its tokenizer (upstream cuts every prompt it sends); ``None``: sent
+    whole. The row's prediction is the second reply; an empty first reply is not followed up (there is
+    nothing to follow up on) and leaves the prediction empty, as upstream skips such a row.
+    """
+
+    prompt: Callable[[Mapping[str, Any], str], str]
+    max_new_tokens: int
+    cut: Callable[[str, Any, int], str] | None = None
+    #: what the call is, for ``info`` and error messages
+    name: str = "follow-up call"
 
 
 @dataclass(frozen=True)
@@ -16,7 +39,8 @@ class Generation:
 
     ``stop``: strings that end an output (not included in it), OpenAI's ``stop``; ``temperature`` 0 is
     greedy decoding; ``top_p`` as upstream passes it; ``seed`` what upstream sends to APIs that take
-    one; ``system_message`` a system turn before the user turn in chat mode (``None``: none).
+    one; ``system_message`` a system turn before the user turn in chat mode (``None``: none);
+    ``follow_up`` a second call per row whose reply is the prediction (``None``: one call).
     """
 
     stop: tuple[str, ...] = ()
@@ -24,6 +48,7 @@ class Generation:
     top_p: float = 1.0
     seed: int | None = None
     system_message: str | None = None
+    follow_up: FollowUp | None = None
 
     @property
     def greedy(self) -> bool:
@@ -36,6 +61,9 @@ class Generation:
             parts.append("stop at " + " or ".join(repr(s) for s in self.stop))
         if self.system_message is not None:
             parts.append(f"system message {self.system_message!r}")
+        if self.follow_up is not None:
+            cut = ", cut at the budget" if self.follow_up.cut is not None else ""
+            parts.append(f"then the {self.follow_up.name} ({self.follow_up.max_new_tokens} new tokens{cut})")
         return ", ".join(parts)
 
 

@@ -265,7 +265,12 @@ def test_declarations_match_the_spec():
         assert (LENGTHS[length].window, LENGTHS[length].prompt_budget) == tuple(spec.LENGTHS[length])
         assert task.generation.temperature == 0.1 and task.expected_sizes(length) == {"eval": spec.EVAL_ROWS}
     cot = bench.task("cot")
-    assert cot.answer_call is prompts.COT_ANSWER and cot.answer_call_max_new_tokens == 128
+    follow_up = cot.generation.follow_up
+    assert follow_up.max_new_tokens == 128 and bench.task("0shot").generation.follow_up is None
+    row = {"question": " Q? ", **{f"choice_{x}": f" {x}1 " for x in "ABCD"}}
+    assert follow_up.prompt(row, " R \n") == prompts.COT_ANSWER.render_user(
+        {"question": "Q?", **{f"choice_{x}": f"{x}1" for x in "ABCD"}, "cot_response": "R"}
+    )
     assert bench.task("0shot").fit == V2_MIDDLE_CUT and V2_MIDDLE_CUT.extra_tail and V2_MIDDLE_CUT.decode_once
     assert samples.declared_sizes(samples.FULL)["0shot_128k"] == {"eval": spec.EVAL_ROWS}
     assert DATA.records == spec.EVAL_ROWS and "/resolve/2b48e494f2c7a2f0af81aae178e05c7e1dde0fe9/" in DATA.url

@@ -10,6 +10,11 @@ from typing import Any
 from .. import options
 from ..errors import UsageError
 
+STRICT_HELP = (
+    "count every row, where the official scorer leaves some out: LongBench v2's empty replies (which "
+    "pred.py never writes, so result.py does not count them) are scored wrong, like unparsed answers"
+)
+
 
 class Parser(argparse.ArgumentParser):
     """A usage error is one line naming the option and what is wrong (exit status 2, as every other

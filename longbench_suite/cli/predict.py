@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .arguments import build_options, source_options
+from .arguments import STRICT_HELP, build_options, source_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -60,6 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --score and --limit: score the partial split, marked 'partial (N of M rows)'",
     )
+    p.add_argument("--strict", action="store_true", help=f"with --score: {STRICT_HELP}")
     p.add_argument("--no-plot", action="store_true", help="with --score: no PNG (needs no matplotlib)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar (default: one on a terminal)")
     p.add_argument("--judge-model", help="with --score: the LLM judge's model (HELMET's GPT-4o metrics)")
@@ -119,6 +120,7 @@ def _run_predict(args, predict, judges):
         force_new=args.force_new,
         score=args.score,
         allow_partial=args.allow_partial,
+        strict=args.strict,
         judges=judges,
         plot=not args.no_plot,
         progress=False if args.no_progress else None,

@@ -6,7 +6,7 @@ import argparse
 import os
 
 from .. import options
-from .arguments import build_options, source_options
+from .arguments import STRICT_HELP, build_options, source_options
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         default=[],
         metavar="GROUP",
         help="a row column to break each config down by (length_bucket, depth, ...), or a summary over "
-        "the configs: category (HELMET, LongBench), level (LV-Eval); repeatable",
+        "the configs: category (HELMET, LongBench), level (LV-Eval), result (LongBench v2); repeatable",
     )
     p.add_argument(
         "--mode",
@@ -53,6 +53,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="how the outputs were generated; HELMET prepends the answer prefix to completion-mode "
         "outputs (default auto: each row's use_chat_template)",
     )
+    p.add_argument("--strict", action="store_true", help=STRICT_HELP)
     p.add_argument(
         "--judge-model", help="OpenAI model for HELMET's GPT-4o judge (needs openai, OPENAI_API_KEY)"
     )
@@ -64,11 +65,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .. import api
+    from .. import api, registry
     from ..metrics import Judges, read_predictions, score_task, summarize
     from ..metrics.predictions import align_predictions
     from ..metrics.report import judges_from, results_json, results_table, summary_table
-    from ..metrics.scoring import load_rows, summary_names
+    from ..metrics.scoring import load_rows, scoring_options, summary_names
     from ..outputs import check_output_file, written_aside
     from ..predict import record as run_record
     from ..predict.run import check_split_name
@@ -92,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         check_output_file(args.output, (".json",))
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
+    metric_options = scoring_options([registry.resolve(name)[0] for name in configs], strict=args.strict)
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
     builders = [api.get_builder(name, options=build) for name in configs]
     for builder in builders:
@@ -122,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
             mode=args.mode,
             judges=judges,
             by=[c for c in columns if c in dataset.column_names or c not in present],
+            options=metric_options[builder.BENCHMARK.name],
         )
         result.split_rows = len(rows)
         results.append(result)

@@ -10,6 +10,7 @@ those the compared runs scored for it (what each config feeds is found by summar
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -102,8 +103,10 @@ def _missing(entry: Entry | None) -> Cell | None:
 def task_table(benchmark: str, models: Sequence[Model]) -> Table:
     """Headline score per task (and metric, where a task reports several) and length."""
     entries = [e for m in models for e in m.entries_of(benchmark)]
-    multi = {e.result.task for e in entries if len(e.result.headline) > 1}
     keys = dict.fromkeys((e.result.task, metric) for e in entries for metric in e.result.headline)
+    # a task is labelled with its metric where it has several, in one run or across the runs (one
+    # scored strictly, LongBench v2's accuracy_strict, beside one that was not)
+    multi = {task for task, n in Counter(task for task, _ in keys).items() if n > 1}
     columns = _ordered((e.result.length or ALL_LENGTHS for e in entries), length_order(benchmark))
     configs = {(e.result.task, e.result.length or ALL_LENGTHS): e.config for e in entries}
     labels = {key: f"{key[0]} ({key[1]})" if key[0] in multi else key[0] for key in keys}

@@ -75,6 +75,8 @@ def judges_from(
 def _fmt(value: float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
+    if isinstance(value, int) and not isinstance(value, bool):  # a count (rows without an answer)
+        return str(value)
     return f"{value:.2f}"
 
 

@@ -75,12 +75,19 @@ def _group_key(value: Any) -> str:
 
 
 def _groups(scoring, module, by: Sequence[str], rows: Sequence[Row], per_row: Sequence[RowScores]) -> dict:
+    """Per column of ``by``, the task scores of each value's rows; a row whose value is ``None`` is in
+    no group, and a column no row has a value in gives no breakdown (LongBench v2's token bucket of a
+    prompt without a document)."""
     out = {}
     levels = getattr(module, "GROUP_LEVELS", {})
     for name in by:
         members: dict[str, list[RowScores]] = {key: [] for key in levels.get(name, ())}
-        for row, scores in zip(rows, per_row, strict=True):
-            members.setdefault(_group_key(row[name]), []).append(scores)
+        pairs = zip(rows, per_row, strict=True)
+        valued = [(row[name], scores) for row, scores in pairs if row[name] is not None]
+        if not valued:
+            continue
+        for value, scores in valued:
+            members.setdefault(_group_key(value), []).append(scores)
         out[name] = {key: _aggregate(scoring, group) if group else {} for key, group in members.items()}
     return out
 
@@ -210,7 +217,8 @@ def score(
     generated (HELMET prepends the answer prefix in completion mode; ``"auto"`` follows each row's
     ``use_chat_template``). ``nli`` and ``judge`` are the model judges HELMET's citation and
     GPT-4o metrics need; without them those metrics are reported as not computed. The other keywords go
-    to the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``).
+    to the benchmark's metrics (LongBench: ``code_matcher="difflib" | "levenshtein"``; LongBench v2:
+    ``strict=True``, empty and unparsed answers counted wrong).
     """
     from .. import registry
 
@@ -237,6 +245,26 @@ def score(
         by=by,
         options=metric_options,
     )
+
+
+def scoring_options(benchmarks: Sequence[str], **given: Any) -> dict[str, dict[str, Any]]:
+    """Per benchmark, the scoring options of ``given`` (those set: not ``False``/``None``) that its
+    metrics module lists in its ``SCORING_OPTIONS`` (the commands' ``--strict``: count the rows an
+    official scorer leaves out as wrong); an option set that none of ``benchmarks`` takes is an
+    :class:`OptionError` naming it."""
+    out: dict[str, dict[str, Any]] = {b: {} for b in benchmarks}
+    for option, value in given.items():
+        if value is None or value is False:
+            continue
+        takers = [b for b in out if option in getattr(metrics_module(b), "SCORING_OPTIONS", ())]
+        if not takers:
+            flag = "--" + option.replace("_", "-")
+            raise OptionError(
+                f"{flag}: the scoring of none of the configs' benchmarks ({', '.join(out)}) takes it"
+            )
+        for benchmark in takers:
+            out[benchmark][option] = value
+    return out
 
 
 def summary_names(benchmark: str) -> list[str]:

@@ -85,7 +85,7 @@ class OpenAIBackend:
         return arguments
 
     def generate(self, request: Request) -> Reply:
-        where = f"{self.endpoint}: row {request.index} (query_id {request.query_id})"
+        where = f"{self.endpoint}: {request.where}"
         try:
             if request.chat:
                 response = self.client.chat.completions.create(

@@ -6,7 +6,9 @@ at most a partial last line (no newline yet), which a resume cuts off and asks a
 in the file (matched by ``index`` and ``query_id``) are never asked again nor written twice. When
 every row is in, the file is rewritten in row order through a temporary file and an atomic rename,
 so a resumed run ends with the same bytes as an uninterrupted one. Each line is a record
-``longbench-suite score`` reads: ``{"index", "query_id", "prediction", "output_tokens"}``.
+``longbench-suite score`` reads: ``{"index", "query_id", "prediction", "output_tokens"}``, plus
+``first_prediction`` and ``first_output_tokens`` (the first reply) where the task declares a follow-up
+call (:class:`~longbench_suite.decoding.FollowUp`).
 """
 
 from __future__ import annotations

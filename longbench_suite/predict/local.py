@@ -38,7 +38,7 @@ class TransformersBackend:
             return self.tokenizer(request.prompt, return_tensors="pt")
         if not getattr(self.tokenizer, "chat_template", None):
             raise GenerationError(
-                f"{self.name}: row {request.index} is a chat-mode row but the tokenizer has no chat template"
+                f"{self.name}: {request.where} is a chat-mode row but the tokenizer has no chat template"
             )
         return self.tokenizer.apply_chat_template(
             request.messages(), add_generation_prompt=True, return_tensors="pt", return_dict=True

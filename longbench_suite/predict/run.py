@@ -13,6 +13,7 @@ from ..options import BuildOptions
 from ..outputs import written_aside_together
 from . import record as run_record
 from .backends import Backend, OpenAIBackend
+from .requests import follow_up_cut
 from .runner import predict_split
 
 BACKENDS = ("openai", "transformers")
@@ -121,6 +122,7 @@ def predict(
     force_new: bool = False,
     score: bool = False,
     allow_partial: bool = False,
+    strict: bool = False,
     judges=None,
     plot: bool = True,
     progress: bool | None = None,
@@ -137,17 +139,21 @@ def predict(
     only under the same record (``force_new`` discards the folder's predictions and starts over).
     ``score=True`` then scores every config with its benchmark's metrics and writes ``results.md``,
     ``results.json`` and ``scores.png`` into ``output_dir``; a partial split (``limit`` below the
-    split's rows) is scored only with ``allow_partial=True``, and marked partial. The build options are
-    ``options=BuildOptions(...)`` and/or its fields as keywords (``mirror``, ``tokenizer``,
-    ``cache_dir``, ...; a keyword replaces that field), as for :func:`~longbench_suite.get_builder`.
+    split's rows) is scored only with ``allow_partial=True``, and marked partial; ``strict=True`` scores
+    with the ``strict`` option of the benchmarks that take it (LongBench v2: empty replies count as
+    wrong). The build options are ``options=BuildOptions(...)`` and/or its fields as keywords
+    (``mirror``, ``tokenizer``, ``cache_dir``, ...; a keyword replaces that field), as for
+    :func:`~longbench_suite.get_builder`.
     """
-    from .. import api
+    from .. import api, registry
 
     options = BuildOptions.of(options, **build_options)
     check_split_name(split)
     check_limit(limit)
     check_requests(concurrency=concurrency, max_retries=max_retries, timeout=timeout)
     check_output_folder(output_dir)
+    if strict and not score:
+        raise OptionError("--strict is a scoring option: give it with --score")
     backend_name = backend if isinstance(backend, str) else type(backend).__name__
     if isinstance(backend, str):
         backend = make_backend(
@@ -159,6 +165,10 @@ def predict(
             max_retries=max_retries,
             timeout=timeout,
         )
+    if score:  # a scoring option no config takes is refused before anything is built or asked
+        from ..metrics.scoring import scoring_options
+
+        scoring_options([registry.resolve(name)[0] for name in configs], strict=strict)
     builders = [api.get_builder(name, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
@@ -195,22 +205,26 @@ def predict(
     splits = []
     for builder, qualified, dataset, split_rows in planned:
         path = os.path.join(output_dir, files[qualified])
+        task = builder.config.task
+        length, tokens = builder.config.length, options.max_input_tokens
+        cut = follow_up_cut(task, length, tokens, lambda b=builder: b.tokenizer)
         journal = predict_split(
-            builder.config.task, dataset, backend, path, desc=qualified, progress=progress
+            task, dataset, backend, path, desc=qualified, progress=progress, follow_up_cut=cut
         )
         run.files[qualified] = path
         splits.append((builder, dataset, journal.predictions(), split_rows))
     if score:
-        _score(run, splits, output_dir, split, judges, plot)
+        _score(run, splits, output_dir, split, judges, plot, strict)
     return run
 
 
-def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: bool) -> None:
+def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: bool, strict: bool) -> None:
     from ..metrics import score_task, summarize
     from ..metrics.report import results_json
-    from ..metrics.scoring import load_rows, metrics_module
+    from ..metrics.scoring import load_rows, metrics_module, scoring_options
     from .tables import markdown_report, plot_scores
 
+    metric_options = scoring_options([b.BENCHMARK.name for b, *_ in splits], strict=strict)
     for builder, dataset, predictions, split_rows in splits:
         name = builder.BENCHMARK.name
         rows = load_rows(dataset)
@@ -225,6 +239,7 @@ def _score(run: PredictRun, splits, output_dir: str, split: str, judges, plot: b
             config=f"{name}/{builder.config.name}",
             judges=judges,
             by=[c for c in levels if c in rows[0]],
+            options=metric_options[name],
         )
         result.split_rows = split_rows
         run.results.append(result)

@@ -1,5 +1,11 @@
-"""Running one split through a backend: N requests in flight, each finished row journaled at once,
-a progress bar with rows, tokens per second and the time left."""
+"""Running one split through a backend: N rows in flight, each finished row journaled at once,
+a progress bar with rows, tokens per second and the time left.
+
+A row whose task declares a follow-up call (:class:`~longbench_suite.decoding.FollowUp`) is asked twice
+in one job, the second call once the first reply is in; the row is journaled only when both are, with
+both replies. A resumed run therefore asks both calls again for a row that was in flight (at most
+``concurrency`` rows): the journal holds whole rows only, as upstream's file does.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ from ..errors import GenerationError, first_lone_surrogate
 from ..task import Task
 from .backends import Backend, Reply
 from .journal import Journal, record
-from .requests import Request, requests_for
+from .requests import PromptCut, Request, follow_up_request, requests_for
 
 
 def _progress(total: int, initial: int, desc: str, enabled: bool | None):
@@ -29,11 +35,32 @@ def _checked(reply: Reply, request: Request, backend: Backend) -> Reply:
     at = first_lone_surrogate(reply.text)
     if at is not None:
         raise GenerationError(
-            f"{backend.name}: row {request.index} (query_id {request.query_id}): the reply holds a lone "
+            f"{backend.name}: {request.where}: the reply holds a lone "
             f"surrogate {reply.text[at]!r} at character {at}, which is not text (UTF-8 cannot encode it); "
             "nothing was written for the row"
         )
     return reply
+
+
+def _answer(
+    backend: Backend, request: Request, row: Mapping[str, Any], cut: PromptCut
+) -> tuple[Reply, Reply | None]:
+    """The row's prediction and, where its task declares a follow-up call, the first call's reply."""
+    reply = _checked(backend.generate(request), request, backend)
+    if request.generation.follow_up is None:
+        return reply, None
+    if reply.text == "":  # nothing to follow up on: no second call, no prediction (upstream skips the row)
+        return Reply(text=""), reply
+    second = follow_up_request(request, row, reply.text, cut)
+    return _checked(backend.generate(second), second, backend), reply
+
+
+def _record(request: Request, reply: Reply, first: Reply | None) -> dict[str, Any]:
+    entry = record(request.index, request.query_id, reply.text, reply.tokens)
+    if first is not None:
+        entry["first_prediction"] = first.text
+        entry["first_output_tokens"] = first.tokens
+    return entry
 
 
 def predict_split(
@@ -44,10 +71,13 @@ def predict_split(
     *,
     desc: str = "",
     progress: bool | None = None,
+    follow_up_cut: PromptCut = None,
 ) -> Journal:
     """Predict every row of ``rows`` not yet in the predictions file ``path``; returns the complete
     journal. A failure (after the backend's own retries) stops the run with a
-    :class:`~longbench_suite.errors.GenerationError`, keeping every row finished before it."""
+    :class:`~longbench_suite.errors.GenerationError`, keeping every row finished before it.
+    ``follow_up_cut`` cuts the prompts of the task's follow-up call (:func:`.requests.follow_up_cut`);
+    ``None``: they are sent whole."""
     requests = requests_for(task, rows)
     journal = Journal(path, [r.query_id for r in requests])
     done = journal.load()
@@ -66,7 +96,7 @@ def predict_split(
         def submit() -> None:
             request = next(queue, None)
             if request is not None:
-                pending[pool.submit(backend.generate, request)] = request
+                pending[pool.submit(_answer, backend, request, rows[request.index], follow_up_cut)] = request
 
         # Only N requests are queued at a time, so a failure or Ctrl-C leaves little to cancel.
         for _ in range(max(1, backend.concurrency)):
@@ -77,12 +107,12 @@ def predict_split(
                 for future in finished:
                     request = pending.pop(future)
                     try:
-                        reply = _checked(future.result(), request, backend)
+                        reply, first = future.result()
                     except Exception as exc:
                         failure = failure or exc
                         continue
-                    out.append(record(request.index, request.query_id, reply.text, reply.tokens))
-                    tokens += reply.tokens or 0
+                    out.append(_record(request, reply, first))
+                    tokens += (reply.tokens or 0) + (first.tokens or 0 if first is not None else 0)
                     bar.set_postfix_str(
                         f"{tokens / max(time.monotonic() - started, 1e-9):.1f} tok/s", refresh=False
                     )

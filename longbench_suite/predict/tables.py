@@ -16,6 +16,8 @@ from ..metrics.scoring import ScoreResult
 def _fmt(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
+    if isinstance(value, int) and not isinstance(value, bool):  # a count (rows without an answer)
+        return str(value)
     return f"{value:.2f}"
 
 

@@ -19,9 +19,10 @@ from typing import ClassVar
 
 import datasets
 
-from longbench_suite.decoding import Generation
+from longbench_suite.decoding import FollowUp, Generation
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.rules import CutMiddle, Fit, NoCut
+from longbench_suite.fit.truncation import keep_middle
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.records import TEXT, iter_json_records, one_of, take_all
 from longbench_suite.render import ReplacingTemplate
@@ -55,6 +56,7 @@ SAMPLING = Generation(temperature=0.1)
 
 LABELS = ("easy", "hard"), ("short", "medium", "long"), ("A", "B", "C", "D")
 DIFFICULTIES, LENGTH_LABELS, LETTERS = LABELS
+CHOICES = tuple(f"choice_{x}" for x in LETTERS)
 
 #: a record's fields and what they hold, in ``pred.py``'s order (``data_all``); other keys are ignored
 FIELDS = {
@@ -114,7 +116,7 @@ def records(ref: FileRef, only: Sequence[int] | None = None) -> Iterator[tuple[i
 
 def template_fields(record: Mapping[str, str]) -> dict[str, str]:
     """What ``pred.py`` puts into a template: the document, question and choices, each ``.strip()``-ed."""
-    return {name: record[name].strip() for name in ("context", "question", *(f"choice_{x}" for x in LETTERS))}
+    return {name: record[name].strip() for name in ("context", "question", *CHOICES)}
 
 
 def gold_output(letter: str) -> str:
@@ -131,10 +133,6 @@ class LongBenchV2Task(Task):
     output_suffix: str
     #: whether the prompt holds the document (``no_context``'s does not: no token bucket)
     has_document: bool = True
-    #: the CoT mode's second call (``None``: one call): its prompt, filled with the question, the
-    #: choices and the first call's stripped response (``cot_response``), and its generation length
-    answer_call: ReplacingTemplate | None = None
-    answer_call_max_new_tokens: int = 128
     # LongBench v2's defaults for the declaration fields
     category: str = "Multiple choice"
     metric: str = "longbench_v2_accuracy"
@@ -177,10 +175,11 @@ class LongBenchV2Task(Task):
             "upstream prompt": f"prompts/{self.prompt_file}",
             "pred.py output": f"<model>{self.output_suffix}.jsonl",
         }
-        if self.answer_call is not None:
+        follow_up = self.generation.follow_up
+        if follow_up is not None:
             facts["second call"] = (
-                f"prompts/0shot_cot_ans.txt with the first call's response, no document, "
-                f"{self.answer_call_max_new_tokens} new tokens"
+                f"{follow_up.name} with the first call's response, no document, "
+                f"{follow_up.max_new_tokens} new tokens"
             )
         return facts
 
@@ -210,6 +209,29 @@ class LongBenchV2Task(Task):
             )
 
 
+def cot_answer_prompt(row: Mapping[str, object], first_reply: str) -> str:
+    """The CoT mode's second prompt (``prompts/0shot_cot_ans.txt``): the row's question and choices and
+    the first reply, each stripped as ``pred.py`` strips them; no document."""
+    fields = {name: str(row[name]).strip() for name in ("question", *CHOICES)}
+    return COT_ANSWER.render_user({**fields, "cot_response": first_reply.strip()})
+
+
+def cut_as_pred_py(text: str, tokenizer, budget: int) -> str:
+    """``pred.py`` cuts every prompt it sends, the second call's too, by the first call's rule."""
+    return keep_middle(
+        text, tokenizer, budget, extra_tail=V2_MIDDLE_CUT.extra_tail, decode_once=V2_MIDDLE_CUT.decode_once
+    )
+
+
+#: the CoT mode: the first call at temperature 0.1, then the answer call with 128 new tokens
+COT_SAMPLING = Generation(
+    temperature=0.1,
+    follow_up=FollowUp(
+        cot_answer_prompt, 128, cut=cut_as_pred_py, name="answer call (prompts/0shot_cot_ans.txt)"
+    ),
+)
+
+
 TASKS = (
     LongBenchV2Task(
         name="0shot",
@@ -228,7 +250,7 @@ TASKS = (
             "first call's response and no document)"
         ),
         template=COT,
-        answer_call=COT_ANSWER,
+        generation=COT_SAMPLING,
         prompt_file="0shot_cot.txt",
         output_suffix="_cot",
         max_new_tokens=1024,
