@@ -40,9 +40,8 @@ def cl100k(monkeypatch_session) -> str:
 
 @pytest.fixture(scope="session")
 def o200k(monkeypatch_session) -> str:
-    """Makes tiktoken's ``o200k_base`` and ``cl100k_base`` loadable offline; returns their cache dir."""
+    """Makes tiktoken's ``o200k_base`` loadable offline (the same cache directory as ``cl100k``'s)."""
     path = str(tokenizer_fixtures.o200k_cache_dir())
-    tokenizer_fixtures.cl100k_cache_dir()
     monkeypatch_session.setenv("TIKTOKEN_CACHE_DIR", path)
     return path
 

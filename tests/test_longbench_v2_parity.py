@@ -138,9 +138,9 @@ def test_the_cot_answer_call_is_the_one_pred_py_sent(tokenizer):
         if record["_id"] not in answers:
             continue
         first = first_calls[record["_id"]]
-        first_reply = reply(
-            {"messages": [{"content": first.get("prompt") or first["prompt_tail"]}], "max_tokens": 1024}
-        )
+        prompt_end = first.get("prompt") or first["prompt_tail"]
+        body = {"model": first["sent_model"], "messages": [{"content": prompt_end}], "max_tokens": 1024}
+        first_reply = reply(body)
         fields = {**template_fields(record), "cot_response": first_reply.strip()}
         assert_is_prompt(cot.answer_call.render_user(fields), answers[record["_id"]], record["question"][:5])
         assert answers[record["_id"]]["max_tokens"] == cot.answer_call_max_new_tokens

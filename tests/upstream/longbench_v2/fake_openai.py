@@ -31,6 +31,14 @@ COT_CHAINS = {
 }
 #: CoT second-call replies that differ from REPLIES
 COT_ANSWERS = {7: ""}
+#: replies that differ by model (its name as sent: "gpt..." or the Llama path) and call, so every
+#: output file scores differently (Q06 answered by GPT in 0shot: one more row in its denominator)
+BY_MODEL = {
+    ("gpt", "0shot"): {1: "The correct answer is (B)", 6: "The correct answer is (B)", 9: "(A)"},
+    ("meta-llama", "no_context"): {1: "The correct answer is (C)", 4: "The correct answer is (D)"},
+    ("gpt", "no_context"): {2: "The correct answer is (A)", 3: "The correct answer is (C)", 5: "B"},
+    ("gpt", "cot_ans"): {7: "The correct answer is (C)", 8: "The correct answer is (B)"},
+}
 
 
 def kind(body: dict) -> str:
@@ -48,6 +56,9 @@ def reply(body: dict) -> str:
     prompt = body["messages"][-1]["content"]
     item = int(re.findall(r"this question: \s*Q(\d\d):", prompt)[-1])
     call = kind(body)
+    for (model, call_of), replies in BY_MODEL.items():
+        if body["model"].startswith(model) and call_of == call and item in replies:
+            return replies[item]
     if call == "cot":
         return COT_CHAINS.get(item, f"Reading the text for Q{item:02d}.\nThe evidence points one way.\n")
     if call == "cot_ans":

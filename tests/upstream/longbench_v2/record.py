@@ -29,6 +29,8 @@ MODELS = {
 }
 #: budget label -> the value written into config/model2maxlen.json for both models (None: upstream's file)
 BUDGETS = {"120000": None, "uncut": 10**9, "30000": 30000, "15000": 15000}
+#: the run whose output files and result.txt are kept (the replies do not depend on the budget)
+SCORED_BUDGET = "120000"
 MODES = {"0shot": [], "cot": ["--cot"], "no_context": ["--no_context"]}
 FULL_PROMPT_CHARS = 20000
 EDGE_CHARS = 2000
@@ -149,6 +151,7 @@ def main(checkout: Path, work: Path, out: Path) -> None:
                         {
                             "budget": label,
                             "model": model,
+                            "sent_model": body["model"],
                             "tokenizer": tokenizer,
                             "mode": mode,
                             "call": call,
@@ -161,10 +164,11 @@ def main(checkout: Path, work: Path, out: Path) -> None:
                             **describe(prompt),
                         }
                     )
-        subprocess.run([sys.executable, "result.py"], cwd=run, env=env, check=True)
-        for result in sorted((run / "results").iterdir()):
-            write_gz(out / "predictions" / label / (result.name + ".gz"), result.read_bytes())
-        shutil.copy(run / "result.txt", out / "predictions" / label / "result.txt")
+        if label == SCORED_BUDGET:
+            subprocess.run([sys.executable, "result.py"], cwd=run, env=env, check=True)
+            for result in sorted((run / "results").iterdir()):
+                write_gz(out / "predictions" / (result.name + ".gz"), result.read_bytes())
+            shutil.copy(run / "result.txt", out / "predictions" / "result.txt")
     lines = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     write_gz(out / "requests.jsonl.gz", lines.encode("utf-8"))
     write_gz(out / "data.json.gz", (work / "data/data.json").read_bytes())
