@@ -1,8 +1,9 @@
 """LongBench v2 rows against what upstream's unchanged ``pred.py`` sent (``tests/upstream/longbench_v2/``).
 
 The fixtures are every request ``pred.py`` (THUDM/LongBench 2e00731) posted to a loopback server, for
-each prompt mode, under the Llama-2 tokenizer (Hugging Face, adds ``<s>``) and tiktoken's ``o200k_base``
-(GPT-named models), at upstream's 120000-token budget, at 30000 and 15000, and uncut; see the README
+each prompt mode, under the Llama-2 tokenizer (Hugging Face, adds ``<s>``), the project's tiny byte-level
+BPE (Hugging Face, adds ``<s>``, splits non-ASCII text into bytes) and tiktoken's ``o200k_base`` (GPT-named
+models), at upstream's 120000-token budget, at 30000 and 15000, and uncut; see the README
 there. A config's ``input`` must be that prompt byte for byte (before and after the cut), its
 ``prompt_tokens`` the uncut prompt's count as ``pred.py`` counts it, its ``max_new_tokens`` and
 temperature the request's. Nothing here re-implements ``pred.py``.
@@ -25,7 +26,7 @@ from tests.upstream.longbench_v2.fake_openai import reply
 FIXTURES = Path(__file__).parent / "upstream" / "longbench_v2"
 #: the fixtures' budgets (``config/model2maxlen.json`` values) by the config length that has them
 LENGTH_OF_BUDGET = {"120000": "128k", "30000": "32k", "15000": "16k", "uncut": "full"}
-TOKENIZERS = ("llama2", "o200k")
+TOKENIZERS = ("llama2", "tiny_bpe", "o200k")
 CASES = [
     (task.name, budget, tokenizer)
     for task in TASKS
@@ -79,7 +80,7 @@ def test_the_fixtures_hold_every_request_of_every_run():
     rows = requests()
     items = len(data_records())
     runs = {(r["budget"], r["tokenizer"], r["mode"], r["call"]) for r in rows}
-    assert len(runs) == 4 * 2 * 4  # budgets x tokenizers x (three modes + CoT's answer call)
+    assert len(runs) == 4 * 3 * 4  # budgets x tokenizers x (three modes + CoT's answer call)
     for run in runs:
         run_rows = [r for r in rows if (r["budget"], r["tokenizer"], r["mode"], r["call"]) == run]
         assert len(run_rows) == (items - 1 if run[3] == "answer" else items), run  # Q06's CoT is empty
@@ -103,7 +104,8 @@ def chars(request: dict) -> int:
 
 @pytest.fixture(scope="module")
 def specs(llama2_tokenizer, o200k) -> dict[str, str]:
-    return {"llama2": llama2_tokenizer, "o200k": "o200k_base"}
+    tiny_bpe = str(FIXTURES / "tiny_bpe" / "tokenizer.json")
+    return {"llama2": llama2_tokenizer, "tiny_bpe": tiny_bpe, "o200k": "o200k_base"}
 
 
 @pytest.mark.slow

@@ -25,7 +25,10 @@ REPO = HERE.parent.parent.parent
 MODELS = {
     # model2path gives meta-llama/Llama-3.1-8B-Instruct, a folder that holds the Llama-2 files here
     "Llama-3.1-8B-Instruct": "llama2",
-    "gpt-4o-2024-08-06": "o200k",  # "gpt" in the name: tiktoken's encoding for gpt-4o, o200k_base
+    "gpt-4o-2024-08-06": "o200k",
+    # model2path gives Qwen/Qwen2.5-7B-Instruct: here the project's tiny byte-level BPE (tiny_bpe/), which
+    # adds <s> and splits non-ASCII text into bytes
+    "Qwen2.5-7B-Instruct": "tiny_bpe",  # "gpt" in the name: tiktoken's encoding for gpt-4o, o200k_base
 }
 #: budget label -> the value written into config/model2maxlen.json for both models (None: upstream's file)
 BUDGETS = {"120000": None, "uncut": 10**9, "30000": 30000, "15000": 15000}
@@ -73,6 +76,7 @@ def prepare(checkout: Path, work: Path) -> None:
         (run / "THUDM/LongBench-v2").mkdir(parents=True)
         shutil.copy(work / "data/data.json", run / "THUDM/LongBench-v2/data.json")
         shutil.copytree(llama, run / "meta-llama/Llama-3.1-8B-Instruct")
+        shutil.copytree(HERE / "tiny_bpe", run / "Qwen/Qwen2.5-7B-Instruct")
 
 
 def environment(work: Path) -> dict:
@@ -115,9 +119,14 @@ def tokenizers(run: Path):
     import tiktoken
     from transformers import AutoTokenizer
 
-    hf = AutoTokenizer.from_pretrained(str(run / "meta-llama/Llama-3.1-8B-Instruct"))
+    llama = AutoTokenizer.from_pretrained(str(run / "meta-llama/Llama-3.1-8B-Instruct"))
+    tiny = AutoTokenizer.from_pretrained(str(run / "Qwen/Qwen2.5-7B-Instruct"))
     o200k = tiktoken.encoding_for_model("gpt-4o-2024-08-06")
-    return {"llama2": hf.encode, "o200k": lambda text: o200k.encode(text, disallowed_special=())}
+    return {
+        "llama2": llama.encode,
+        "tiny_bpe": tiny.encode,
+        "o200k": lambda text: o200k.encode(text, disallowed_special=()),
+    }
 
 
 def describe(prompt: str) -> dict:
