@@ -2,11 +2,12 @@
 
 The fixtures are every request ``pred.py`` (THUDM/LongBench 2e00731) posted to a loopback server, for
 each prompt mode, under the Llama-2 tokenizer (Hugging Face, adds ``<s>``), the project's tiny byte-level
-BPE (Hugging Face, adds ``<s>``, splits non-ASCII text into bytes) and tiktoken's ``o200k_base`` (GPT-named
-models), at upstream's 120000-token budget, at 30000 and 15000, and uncut; see the README
-there. A config's ``input`` must be that prompt byte for byte (before and after the cut), its
-``prompt_tokens`` the uncut prompt's count as ``pred.py`` counts it, its ``max_new_tokens`` and
-temperature the request's. Nothing here re-implements ``pred.py``.
+BPE (Hugging Face, adds ``<s>``, splits non-ASCII text into bytes) and tiktoken's ``o200k_base``
+(GPT-named models), at upstream's 120000-token budget, at 30000 and 15000, uncut, and at 101 (odd, and
+below every prompt, the CoT answer call's too); see the README there. A config's ``input`` must be that
+prompt byte for byte (before and after the cut), its ``prompt_tokens`` the uncut prompt's count as
+``pred.py`` counts it, its ``max_new_tokens`` and temperature the request's. Nothing here
+re-implements ``pred.py``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,12 @@ import json
 from pathlib import Path
 
 import pytest
-from longbench_suite.benchmarks.longbench_v2.tasks import TASKS, template_fields
 
 from longbench_suite import load_dataset
+from longbench_suite.benchmarks.longbench_v2.prompts import COT_ANSWER
+from longbench_suite.benchmarks.longbench_v2.tasks import TASKS, template_fields
+from longbench_suite.fit.tokenizers import load_tokenizer
+from longbench_suite.fit.truncation import keep_middle
 from tests.support.longbench_v2_data import write_data_dir
 from tests.upstream.longbench_v2.fake_openai import reply
 
@@ -66,6 +70,11 @@ def assert_is_prompt(text: str, request: dict, what: str) -> None:
     assert hashlib.sha256(text.encode("utf-8")).hexdigest() == request["prompt_sha256"], what
 
 
+def scripted_cot_reply(first_call: dict) -> str:
+    """What the loopback server answered to a CoT first call (``fake_openai.py``'s script)."""
+    return reply(int(first_call["item"][1:]), "cot", first_call["sent_model"])
+
+
 @pytest.fixture(scope="module")
 def data_dir(tmp_path_factory) -> str:
     folder = tmp_path_factory.mktemp("longbench_v2_data")
@@ -80,7 +89,7 @@ def test_the_fixtures_hold_every_request_of_every_run():
     rows = requests()
     items = len(data_records())
     runs = {(r["budget"], r["tokenizer"], r["mode"], r["call"]) for r in rows}
-    assert len(runs) == 4 * 3 * 4  # budgets x tokenizers x (three modes + CoT's answer call)
+    assert len(runs) == 5 * 3 * 4  # budgets x tokenizers x (three modes + CoT's answer call)
     for run in runs:
         run_rows = [r for r in rows if (r["budget"], r["tokenizer"], r["mode"], r["call"]) == run]
         assert len(run_rows) == (items - 1 if run[3] == "answer" else items), run  # Q06's CoT is empty
@@ -131,18 +140,57 @@ def test_rows_are_the_prompts_pred_py_sent(mode, budget, tokenizer, data_dir, sp
 @pytest.mark.parametrize("tokenizer", TOKENIZERS)
 def test_the_cot_answer_call_is_the_one_pred_py_sent(tokenizer):
     """The second CoT call: ``0shot_cot_ans.txt`` with the question, choices and the first call's
-    stripped reply (the loopback server's, padded with whitespace, quoting placeholders)."""
-    cot = next(t for t in TASKS if t.name == "cot")
+    stripped reply (the loopback server's, padded with whitespace, quoting placeholders). None of these
+    is over a budget, so none is cut; ``predict``'s own tests check what it sends."""
     first_calls = sent("cot", "120000", tokenizer)
     answers = sent("cot", "120000", tokenizer, call="answer")
     assert answers
     for record in data_records():
         if record["_id"] not in answers:
             continue
-        first = first_calls[record["_id"]]
-        prompt_end = first.get("prompt") or first["prompt_tail"]
-        body = {"model": first["sent_model"], "messages": [{"content": prompt_end}], "max_tokens": 1024}
-        first_reply = reply(body)
+        first_reply = scripted_cot_reply(first_calls[record["_id"]])
         fields = {**template_fields(record), "cot_response": first_reply.strip()}
-        assert_is_prompt(cot.answer_call.render_user(fields), answers[record["_id"]], record["question"][:5])
-        assert answers[record["_id"]]["max_tokens"] == cot.answer_call_max_new_tokens
+        assert_is_prompt(COT_ANSWER.render_user(fields), answers[record["_id"]], record["question"][:5])
+
+
+ODD_BUDGET = 101
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mode", ["0shot", "cot"])
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
+def test_max_input_tokens_cuts_as_pred_py_at_an_odd_budget(mode, tokenizer, data_dir, specs, tmp_path):
+    """``max_input_tokens=101`` cuts each prompt as ``pred.py`` did with ``model2maxlen`` 101: 50 head
+    and 51 tail tokens (``ids[-max_len//2:]``), decoded once. (``no_context`` takes no
+    ``max_input_tokens``: its prompt holds no document.)"""
+    rows = load_dataset(
+        "longbench_v2",
+        f"{mode}_full",
+        data_dir=data_dir,
+        tokenizer=specs[tokenizer],
+        max_input_tokens=ODD_BUDGET,
+        cache_dir=str(tmp_path),
+    )["eval"]
+    requests_sent = sent(mode, str(ODD_BUDGET), tokenizer)
+    for row in rows:
+        assert row["input"] == requests_sent[row["_id"]]["prompt"], requests_sent[row["_id"]]["item"]
+        assert row["input_truncated"]
+
+
+@pytest.mark.parametrize("tokenizer", TOKENIZERS)
+def test_the_cot_answer_call_is_cut_as_pred_py_cut_it(tokenizer, specs):
+    """At budget 101 ``pred.py`` cuts the answer call's prompt too; the cot task's declared cut gives it."""
+    cot = next(t for t in TASKS if t.name == "cot")
+    counter = load_tokenizer(specs[tokenizer])
+    first_calls = sent("cot", str(ODD_BUDGET), tokenizer)
+    answers = sent("cot", str(ODD_BUDGET), tokenizer, call="answer")
+    assert len(answers) == len(data_records()) - 1
+    for record in data_records():
+        if record["_id"] not in answers:
+            continue
+        first_reply = scripted_cot_reply(first_calls[record["_id"]])
+        whole = COT_ANSWER.render_user({**template_fields(record), "cot_response": first_reply.strip()})
+        cut = keep_middle(
+            whole, counter, ODD_BUDGET, extra_tail=cot.fit.extra_tail, decode_once=cot.fit.decode_once
+        )
+        assert cut != whole and cut == answers[record["_id"]]["prompt"], record["question"][:5]

@@ -1,14 +1,14 @@
 """A loopback stand-in for the OpenAI-compatible server ``pred.py`` posts to (http://127.0.0.1:8000/v1).
 
-Every ``POST /v1/chat/completions`` is appended to LOG (one JSON line: the request body as sent) and answered
-with the scripted reply for the item named in the prompt (``this question: Qnn``) and the kind of call
-(``0shot``, ``no_context``, ``cot`` first call, ``cot_ans`` second call). ``python fake_openai.py LOG``.
+Every ``POST /v1/chat/completions`` is appended to LOG (one JSON line: the item's number, the kind of call,
+and the request body as sent) and answered with the scripted reply for that item and kind of call
+(``0shot``, ``no_context``, ``cot`` first call, ``cot_ans`` second call). One server per ``pred.py`` run:
+``python fake_openai.py LOG``.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
@@ -41,23 +41,22 @@ BY_MODEL = {
 }
 
 
-def kind(body: dict) -> str:
-    prompt = body["messages"][-1]["content"]
-    if body.get("max_tokens") == 1024:
+def call_kind(body: dict, after_cot_first_call: bool) -> str:
+    """``cot`` (first CoT call: 1024 tokens), ``cot_ans`` (the 128-token call right after one),
+    ``no_context`` or ``0shot`` (by the prompt's opening, which every cut keeps)."""
+    if body["max_tokens"] == 1024:
         return "cot"
-    if prompt.startswith("What is the correct answer to this question:"):
-        return "no_context"
-    if "\n\nBased on the above, what is the single, most likely answer choice?" in prompt:
+    if after_cot_first_call:
         return "cot_ans"
+    if body["messages"][-1]["content"].startswith("What is the correct answer to this question:"):
+        return "no_context"
     return "0shot"
 
 
-def reply(body: dict) -> str:
-    prompt = body["messages"][-1]["content"]
-    item = int(re.findall(r"this question: \s*Q(\d\d):", prompt)[-1])
-    call = kind(body)
-    for (model, call_of), replies in BY_MODEL.items():
-        if body["model"].startswith(model) and call_of == call and item in replies:
+def reply(item: int, call: str, model: str) -> str:
+    """The scripted reply to item ``item`` (1 = the data's first) in a call of kind ``call`` by ``model``."""
+    for (prefix, call_of), replies in BY_MODEL.items():
+        if model.startswith(prefix) and call_of == call and item in replies:
             return replies[item]
     if call == "cot":
         return COT_CHAINS.get(item, f"Reading the text for Q{item:02d}.\nThe evidence points one way.\n")
@@ -69,8 +68,16 @@ def reply(body: dict) -> str:
 class Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        with open(self.server.log_path, "a", encoding="utf-8") as log:
-            log.write(json.dumps(body, ensure_ascii=False) + "\n")
+        # pred.py --n_proc 1 asks about the items in file order, each CoT answer call right after its
+        # first call: so the item is known without reading the prompt (a cut can remove its question)
+        server = self.server
+        call = call_kind(body, server.last_call == "cot")
+        if call != "cot_ans":
+            server.item += 1
+        server.last_call = call
+        with open(server.log_path, "a", encoding="utf-8") as log:
+            logged = {"item": server.item, "call": call, "body": body}
+            log.write(json.dumps(logged, ensure_ascii=False) + "\n")
         answer = {
             "id": "chatcmpl-fixture",
             "object": "chat.completion",
@@ -79,7 +86,7 @@ class Handler(BaseHTTPRequestHandler):
             "choices": [
                 {
                     "index": 0,
-                    "message": {"role": "assistant", "content": reply(body)},
+                    "message": {"role": "assistant", "content": reply(server.item, call, body["model"])},
                     "finish_reason": "stop",
                 }
             ],
@@ -99,4 +106,5 @@ class Handler(BaseHTTPRequestHandler):
 if __name__ == "__main__":
     server = HTTPServer(("127.0.0.1", 8000), Handler)
     server.log_path = sys.argv[1]
+    server.item, server.last_call = 0, None
     server.serve_forever()

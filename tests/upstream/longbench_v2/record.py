@@ -31,7 +31,8 @@ MODELS = {
     "Qwen2.5-7B-Instruct": "tiny_bpe",  # "gpt" in the name: tiktoken's encoding for gpt-4o, o200k_base
 }
 #: budget label -> the value written into config/model2maxlen.json for both models (None: upstream's file)
-BUDGETS = {"120000": None, "uncut": 10**9, "30000": 30000, "15000": 15000}
+#: 101: odd (pred.py's ``-max_len//2`` keeps one more tail token) and below every CoT answer prompt
+BUDGETS = {"120000": None, "uncut": 10**9, "30000": 30000, "15000": 15000, "101": 101}
 #: the run whose output files and result.txt are kept (the replies do not depend on the budget)
 SCORED_BUDGET = "120000"
 MODES = {"0shot": [], "cot": ["--cot"], "no_context": ["--no_context"]}
@@ -146,16 +147,17 @@ def main(checkout: Path, work: Path, out: Path) -> None:
     os.environ.update(TIKTOKEN_CACHE_DIR=env["TIKTOKEN_CACHE_DIR"])
     encoders = tokenizers(work / "run-120000")
     data = json.loads((work / "data/data.json").read_text(encoding="utf-8"))
-    ids = {item["question"].strip()[:3]: item["_id"] for item in data}
+    ids = {f"Q{number:02d}": item["_id"] for number, item in enumerate(data, 1)}
     rows = []
     for label in BUDGETS:
         run = work / f"run-{label}"
         for model, tokenizer in MODELS.items():
             for mode in MODES:
-                for body in run_pred(run, model, mode, env, work / "requests.log"):
+                for logged in run_pred(run, model, mode, env, work / "requests.log"):
+                    body = logged["body"]
                     prompt = body["messages"][-1]["content"]
-                    call = "answer" if mode == "cot" and body["max_tokens"] == 128 else "first"
-                    qid = "Q" + prompt.split("this question: ")[-1].lstrip()[1:3]
+                    call = "answer" if logged["call"] == "cot_ans" else "first"
+                    qid = f"Q{logged['item']:02d}"
                     rows.append(
                         {
                             "budget": label,
