@@ -39,6 +39,14 @@ def cl100k(monkeypatch_session) -> str:
 
 
 @pytest.fixture(scope="session")
+def o200k(monkeypatch_session) -> str:
+    """Makes tiktoken's ``o200k_base`` loadable offline (the same cache directory as ``cl100k``'s)."""
+    path = str(tokenizer_fixtures.o200k_cache_dir())
+    monkeypatch_session.setenv("TIKTOKEN_CACHE_DIR", path)
+    return path
+
+
+@pytest.fixture(scope="session")
 def monkeypatch_session():
     with pytest.MonkeyPatch.context() as mp:
         yield mp

@@ -46,8 +46,12 @@ from .stats import SplitStats
 HOLDOUT_SPLITS = ("train", "validation")
 
 DEFAULT_MAX_SHARD_SIZE = "500MB"
-#: rows per Parquet row group: a 128k-token prompt is ~0.5 MB, and streaming reads a group at a time
+#: rows per Parquet row group at most: a 128k-token prompt is ~0.5 MB, and streaming reads a group at a time
 ROW_GROUP_ROWS = 64
+#: uncompressed bytes per Parquet row group at most: ``datasets``' own target (``config.MAX_ROW_GROUP_SIZE``,
+#: 100 MB, "the dataset viewer expectations"), well under the Hub viewer's refusal of row groups over
+#: 300,000,000 bytes (286.1 MiB); 64 rows of 1M-token prompts, ~4 MB each, would be ~256 MB of prompt.
+ROW_GROUP_BYTES = "100MB"
 
 
 @dataclass
@@ -82,6 +86,30 @@ def _shard_count(dataset, max_shard_size: int | str) -> int:
 
     by_size = int(dataset.data.nbytes / convert_file_size_to_int(max_shard_size)) + 1
     return max(1, min(by_size, len(dataset)))
+
+
+def rows_per_row_group(dataset, max_bytes: int | str | None = None, max_rows: int | None = None) -> int:
+    """The most rows per row group (at most ``max_rows``, default ``ROW_GROUP_ROWS``) for which every
+    group ``to_parquet`` writes of ``dataset`` (rows ``[0, n)``, ``[n, 2n)``, ...) holds at most
+    ``max_bytes`` (default ``ROW_GROUP_BYTES``) of Arrow data; 1 when a single row is larger (a row is
+    never split)."""
+    from datasets.utils.py_utils import convert_file_size_to_int
+
+    cap = convert_file_size_to_int(ROW_GROUP_BYTES if max_bytes is None else max_bytes)
+    table = dataset.with_format("arrow")
+    rows = max(1, min(ROW_GROUP_ROWS if max_rows is None else max_rows, len(dataset)))
+    while rows > 1:
+        largest = max(table[start : start + rows].nbytes for start in range(0, len(dataset), rows))
+        if largest <= cap:
+            break
+        rows = max(1, min(rows - 1, rows * cap // largest))
+    return rows
+
+
+def write_parquet(dataset, path: str) -> None:
+    """``dataset`` as one Parquet file (``Dataset.to_parquet``) in row groups capped by rows and bytes
+    (:func:`rows_per_row_group`), so the Hub's viewer can read any of them."""
+    dataset.to_parquet(path, batch_size=rows_per_row_group(dataset))
 
 
 def check_max_shard_size(max_shard_size: int | str) -> None:
@@ -145,7 +173,7 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         shards = _shard_count(dataset, max_shard_size)
         for index in range(shards):
             path = os.path.join(folder, f"{split}-{index:05d}-of-{shards:05d}.parquet")
-            dataset.shard(shards, index, contiguous=True).to_parquet(path, batch_size=ROW_GROUP_ROWS)
+            write_parquet(dataset.shard(shards, index, contiguous=True), path)
             download_size += os.path.getsize(path)
         data_files.append({"split": split, "path": f"{config}/{split}-*"})
         split_infos.append(
