@@ -9,7 +9,8 @@ Seeded and small; each is written where a mirror keeps its canonical URL (:mod:`
   "context": [[title, [sentence, ...]], ...], "type", "level"}``, later sentences starting with a space;
 - the essays: a Parquet file with one essay a row in a ``text`` column (the Hub copy's other columns,
   if any, are not known here and not read);
-- ``english_words.json``: a JSON object whose values are the words (RULER reads its values only).
+- ``english_words.json``: a JSON object whose values are the words (RULER reads its values only; the
+  real file's keys are not known here).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Scale:
     questions: int = 3  # per paragraph; every third one is unanswerable
     hotpot_questions: int = 40
     hotpot_paragraphs: int = 10  # per question (two gold, the rest distractors)
+    hotpot_titles: int = 4  # distinct paragraphs per question (upstream: about 9); they recur
     essays: int = 6
     essay_paragraphs: int = 20
     words: int = 400
@@ -75,7 +77,7 @@ def squad_document(scale: Scale = DEMO, seed: str = "ruler-squad") -> dict:
 
 def hotpotqa_records(scale: Scale = DEMO, seed: str = "ruler-hotpotqa") -> list[dict]:
     text = TextMaker(seed)
-    pool = [f"Title {i} {text.words(2).title()}" for i in range(scale.hotpot_questions * 4)]
+    pool = [f"Title {i} {text.words(2).title()}" for i in range(scale.hotpot_questions * scale.hotpot_titles)]
     records = []
     for q in range(scale.hotpot_questions):
         titles = []
@@ -115,12 +117,12 @@ def essays_parquet(scale: Scale = DEMO, seed: str = "ruler-essays") -> bytes:
 
 
 def english_words(scale: Scale = DEMO, seed: str = "ruler-words") -> dict[str, str]:
+    """Distinct words keyed by their position (``{"0": word, ...}``; RULER reads only the values)."""
     text = TextMaker(seed)
-    words: dict[str, str] = {}
+    words: dict[str, None] = {}
     while len(words) < scale.words:
-        word = text.words(1) + "".join(text.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3))
-        words.setdefault(word, word)
-    return words
+        words[text.words(1) + "".join(text.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(3))] = None
+    return {str(i): word for i, word in enumerate(words)}
 
 
 def write_sources(mirror: str, scale: Scale = DEMO) -> list[str]:
