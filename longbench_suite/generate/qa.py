@@ -20,11 +20,15 @@ cut, and each document's share is counted once (:class:`_PromptCost`).
 
 from __future__ import annotations
 
-import bisect
+import functools
+import math
 import random
+import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from ..errors import BudgetError, OptionError
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
@@ -41,6 +45,7 @@ LINE_SAFE_TIKTOKEN = frozenset({"cl100k_base", "o200k_base"})
 #: what a question ends in: the text before it in RULER's QA template
 QUESTION_MARK = "Only give me the answer and do not output any other words.\n\nQuestion: "
 _CONTEXT = "\x00context\x00"
+UNKNOWN, WHOLE = -1, -2  # a document's share not counted yet; counted with its header each time
 
 
 @dataclass(frozen=True)
@@ -54,34 +59,58 @@ class QaQuestion:
     distractors: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class QaSource:
-    """A QA file as RULER reads it: its distinct documents, sorted, and its questions in file order."""
+    """A QA file as RULER reads it: its distinct documents, sorted, and its questions in file order.
+    (Compared by identity: what is counted of its documents is remembered per object, :func:`_costs`.)"""
 
     documents: tuple[str, ...]
     questions: tuple[QaQuestion, ...]
     label: str = "the QA source"
 
 
-class _Complement(Sequence):
-    """``range(size)`` without ``excluded``, in order, indexable without being built (``random.sample``
-    picks from it as from RULER's list of the other documents)."""
+def _sample_positions(rng: random.Random, n: int, k: int) -> list[int]:
+    """``rng.sample(range(n), k)``: the same draws from ``rng``, the same result, without a Python call
+    per pick (CPython's ``Random.sample`` and ``_randbelow``, inlined; :func:`_sampler` checks it)."""
+    if not 0 <= k <= n:
+        raise ValueError("Sample larger than population or is negative")
+    getrandbits = rng.getrandbits
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    result = [0] * k
+    if n <= setsize:
+        pool = list(range(n))
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            j = getrandbits(bits)
+            while j >= m:
+                j = getrandbits(bits)
+            result[i] = pool[j]
+            pool[j] = pool[m - 1]
+        return result
+    taken = bytearray(n)
+    bits = n.bit_length()
+    for i in range(k):
+        j = getrandbits(bits)
+        while j >= n or taken[j]:  # a draw past n, then one already taken: both drawn again
+            j = getrandbits(bits)
+        taken[j] = 1
+        result[i] = j
+    return result
 
-    def __init__(self, size: int, excluded: set[int]) -> None:
-        self._excluded = sorted(excluded)
-        self._size = size - len(self._excluded)
-        # the k-th excluded number minus k: how many excluded numbers lie below a given position
-        self._shifts = [e - k for k, e in enumerate(self._excluded)]
 
-    def __len__(self) -> int:
-        return self._size
-
-    def __getitem__(self, j: int) -> int:  # only the non-negative positions random.sample asks for
-        return j + bisect.bisect_right(self._shifts, j)
-
-    def __iter__(self) -> Iterator[int]:
-        excluded = set(self._excluded)
-        return (i for i in range(self._size + len(excluded)) if i not in excluded)
+@functools.cache
+def _sampler():
+    """:func:`_sample_positions` where it gives this Python's ``random.sample`` results (checked on
+    both of its paths), else ``random.sample`` over a range."""
+    cases = [(50, 0), (50, 5), (50, 30), (1190, 400), (44643, 700), (44643, 3000), (7, 7)]
+    for seed, (n, k) in enumerate(cases):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        if _sample_positions(ours, n, k) != theirs.sample(range(n), k) or ours.random() != theirs.random():
+            return lambda rng, n, k: rng.sample(range(n), k)
+    return _sample_positions
 
 
 class _PromptCost:
@@ -101,11 +130,15 @@ class _PromptCost:
         if isinstance(counter, TiktokenCounter) and counter.name in LINE_SAFE_TIKTOKEN:
             self.mode = "breaks"
         self.overhead = overhead or 0
-        self._docs: list[int | None] = [None] * len(documents)
+        #: each document's share of a prompt's tokens: UNKNOWN until counted, WHOLE where no cut may start
+        #: before it (tiktoken: it starts with white space; counted with its header every time)
+        self._docs = np.full(len(documents), UNKNOWN, dtype=np.int64)
         self._headers = [0]  # _headers[n]: the headers of documents 1..n
         self._texts: dict[str, int] = {}
 
     def _count(self, texts: list[str]) -> list[int]:
+        if isinstance(self.counter, TiktokenCounter):  # its batch call starts a thread per text
+            return [self.counter.count(text, special=False) for text in texts]
         return self.counter.count_batch(texts, special=False)
 
     def _text(self, text: str) -> int:
@@ -122,9 +155,9 @@ class _PromptCost:
             return head.endswith("\n") and tail.startswith(SEPARATOR) and tail[2:3].strip() != ""
         return False
 
-    def total(self, head: str, order: Sequence[int], tail: str) -> int:
-        if not order or not self.fits_parts(head, tail):
-            return self._count([render(head, order, self.documents, tail)])[0]
+    def total(self, head: str, order: np.ndarray, tail: str) -> int:
+        if not len(order) or not self.fits_parts(head, tail):
+            return self._count([render(head, order.tolist(), self.documents, tail)])[0]
         n = len(order)
         if self.mode == "lines":
             base = self._text(head[:-1]) + self._text(tail) - self.overhead
@@ -145,78 +178,101 @@ class _PromptCost:
                 headers.append(headers[-1] + count - self.overhead)
         return headers[n]
 
-    def _documents_total(self, order: Sequence[int]) -> int:
-        known = self._docs
-        missing = sorted({d for d in order if known[d] is None})
-        if missing:
-            self._learn(missing)
-        total = 0
-        for position, d in enumerate(order):
-            share = known[d]
-            if share is None:  # a document no cut may start (tiktoken: it starts with white space)
-                whole = DOCUMENT.format(i=position + 1, document=self.documents[d]) + SEPARATOR
+    def _documents_total(self, order: np.ndarray) -> int:
+        shares = self._docs[order]
+        if shares.min() < 0:  # UNKNOWN or WHOLE
+            missing = np.unique(order[shares == UNKNOWN])
+            if len(missing):
+                self._learn(missing.tolist())
+                shares = self._docs[order]
+            for position in np.flatnonzero(shares == WHOLE).tolist():
+                document = self.documents[order[position]]
+                text = DOCUMENT.format(i=position + 1, document=document) + SEPARATOR
                 header = self._headers[position + 1] - self._headers[position]
-                share = self._count([whole])[0] - header
-            total += share
-        return total
+                shares[position] = self._count([text])[0] - header
+        return int(shares.sum())
 
     def _learn(self, missing: list[int]) -> None:
         documents, known = self.documents, self._docs
-        if self.mode == "lines":
-            texts, owners = [], []
-            for d in missing:
-                for line in documents[d].split("\n"):
-                    texts.append("\n" + line)
-                    owners.append(d)
-            shares = dict.fromkeys(missing, 0)
-            for d, count in zip(owners, self._count(texts), strict=True):
-                shares[d] += count - self.overhead
-            for d, share in shares.items():
-                known[d] = share
+        if self.mode == "lines":  # a document's lines at once: the rule holds at each of its breaks
+            known[missing] = np.array(self._count(["\n" + documents[d] for d in missing])) - self.overhead
             return
         cuttable = [d for d in missing if documents[d][:1].strip()]
-        for d, count in zip(cuttable, self._count([documents[d] + SEPARATOR for d in cuttable]), strict=True):
-            known[d] = count
+        known[missing] = WHOLE
+        if cuttable:
+            known[cuttable] = self._count([documents[d] + SEPARATOR for d in cuttable])
+
+
+_HEADERS: list[str] = []  # "Document {i}:\n" for i = 1, 2, ...
+
+
+#: what each counter counted of a source's documents, kept while the source is (other lengths, dev)
+_COSTS: weakref.WeakKeyDictionary[QaSource, dict[str, _PromptCost]] = weakref.WeakKeyDictionary()
+
+
+def _costs(counter: TokenCounter, source: QaSource) -> _PromptCost:
+    key = getattr(counter, "identity", None)  # the same tokenization, whatever the object
+    if key is None:
+        return _PromptCost(counter, source.documents)
+    by_counter = _COSTS.setdefault(source, {})
+    if key not in by_counter:
+        by_counter[key] = _PromptCost(counter, source.documents)
+    return by_counter[key]
 
 
 def render(head: str, order: Sequence[int], documents: Sequence[str], tail: str) -> str:
-    """The prompt: ``head``, the documents in ``order`` as RULER writes them, ``tail``."""
-    context = SEPARATOR.join(DOCUMENT.format(i=i + 1, document=documents[d]) for i, d in enumerate(order))
-    return head + context + tail
+    """The prompt: ``head``, the documents in ``order`` as RULER writes them (:data:`DOCUMENT` joined
+    by :data:`SEPARATOR`), ``tail``; in one join, without a string per document."""
+    n = len(order)
+    if not n:
+        return head + tail
+    while len(_HEADERS) < n:
+        _HEADERS.append(DOCUMENT.format(i=len(_HEADERS) + 1, document=""))
+    parts = [SEPARATOR] * (3 * n + 1)
+    parts[0], parts[-1] = head, tail
+    parts[1:-1:3] = _HEADERS[:n]
+    parts[2:-1:3] = [documents[d] for d in order]
+    return "".join(parts)
 
 
 class _Drawer:
-    """RULER's ``generate_input_output``: which documents a sample of ``num_docs`` holds, in order."""
+    """RULER's ``generate_input_output``: which documents a sample of ``num_docs`` holds, in order (an
+    array of positions in :attr:`QaSource.documents`)."""
 
     def __init__(self, source: QaSource, rng: random.Random, seed: int) -> None:
         self.source = source
         self.rng = rng
         self.seed = seed
-        self._orders: dict[int, list[int]] = {}
+        self._orders: dict[int, np.ndarray] = {}
 
-    def _order(self, n: int) -> list[int]:
+    def _order(self, n: int) -> np.ndarray:
         """Where ``random.Random(seed).shuffle`` moves each of ``n`` items (it depends on ``n`` only)."""
         if n not in self._orders:
             if len(self._orders) > 256:
                 self._orders.clear()
             order = list(range(n))
             random.Random(self.seed).shuffle(order)
-            self._orders[n] = order
+            self._orders[n] = np.array(order, dtype=np.int64)
         return self._orders[n]
 
-    def draw(self, question: QaQuestion, num_docs: int) -> list[int]:
+    def draw(self, question: QaQuestion, num_docs: int) -> np.ndarray:
         """The documents, shuffled; raises ValueError where RULER's ``random.sample`` does."""
         total = len(self.source.documents)
-        own, more = list(question.documents), list(question.distractors)
+        own, more = question.documents, question.distractors
         if num_docs < total:
             if num_docs - len(own) > len(more):
-                rest = _Complement(total, set(own) | set(more))
-                picked = own + more + self.rng.sample(rest, num_docs - len(own) - len(more))
+                # RULER samples the list of the other documents; the same draws pick positions in it
+                excluded = sorted({*own, *more})
+                shifts = np.array([e - k for k, e in enumerate(excluded)], dtype=np.int64)
+                drawn = _sampler()(self.rng, total - len(excluded), num_docs - len(own) - len(more))
+                positions = np.array(drawn, dtype=np.int64)
+                positions += np.searchsorted(shifts, positions, side="right")  # excluded numbers below
+                picked = np.concatenate((np.array(own + more, dtype=np.int64), positions))
             else:
-                picked = own + self.rng.sample(more, num_docs - len(own))
+                picked = np.array(own + tuple(self.rng.sample(more, num_docs - len(own))), dtype=np.int64)
         else:
-            picked = [i % total for i in range(num_docs)]
-        return [picked[j] for j in self._order(len(picked))]
+            picked = np.arange(num_docs, dtype=np.int64) % total
+        return picked[self._order(len(picked))]
 
 
 def _parts(template: str, query: str) -> tuple[str, str]:
@@ -264,7 +320,7 @@ def ruler_rows(
         )
     rng = random.Random(seed)
     drawer = _Drawer(qa, rng, seed)
-    cost = _PromptCost(counter, qa.documents)
+    cost = _costs(counter, qa)
     num_docs = _search(drawer, cost, template, questions[0], qa.label, max_seq_length, tokens_to_generate)
     yielded, index = 0, 0
     while yielded < wanted:
@@ -278,18 +334,30 @@ def ruler_rows(
         head, tail = _parts(template, question.query)
         order, length = _fit(drawer, cost, question, head, tail, num_docs, max_seq_length, tokens_to_generate)
         if question.query not in excluded:
-            text = render(head, order, qa.documents, tail)
-            cut = text.rfind(answer_prefix[:10])
+            prompt, prefix = _split_prefix(head, order.tolist(), qa.documents, tail, answer_prefix)
             yield {
                 "index": index,
-                "input": text[:cut],
+                "input": prompt,
                 "outputs": list(question.outputs),
                 "length": length,
                 "length_w_model_temp": length,
-                "answer_prefix": text[cut:],
+                "answer_prefix": prefix,
             }
             yielded += 1
         index += 1
+
+
+def _split_prefix(
+    head: str, order: Sequence[int], documents: Sequence[str], tail: str, answer_prefix: str
+) -> tuple[str, str]:
+    """RULER's cut of the prompt at the last ``answer_prefix[:10]``: the input, and the prefix after it."""
+    marker = answer_prefix[:10]
+    at = tail.rfind(marker)
+    if at >= 0:  # the last one is in the tail (where the template puts the prefix)
+        return render(head, order, documents, tail[:at]), tail[at:]
+    text = render(head, order, documents, tail)
+    at = text.rfind(marker)
+    return text[:at], text[at:]
 
 
 def _search(
@@ -332,7 +400,7 @@ def _fit(
     num_docs: int,
     budget: int,
     tokens_to_generate: int,
-) -> tuple[list[int], int]:
+) -> tuple[np.ndarray, int]:
     """RULER's per-sample loop: draw ``num_docs`` documents, and :data:`STEP` fewer each time the
     prompt does not fit; at :data:`STEP` or fewer it redraws (RULER: for ever)."""
     used, floor_draws = num_docs, 0
