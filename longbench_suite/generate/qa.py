@@ -10,9 +10,11 @@ question 0, a binary search on question 0 up to three times that estimate, then 
 documents at a time until the prompt fits. Every draw (the search's too) comes from one generator
 seeded with ``seed``, in RULER's order, so the same seed gives RULER's rows.
 
-Where RULER differs, this module says so instead: RULER's per-sample loop never ends when even 10
-documents do not fit (or a question has more documents than are asked for); here it redraws at 10
-documents at most :data:`MAX_FLOOR_DRAWS` times, as RULER would, then stops with a :class:`BudgetError`.
+One departure: RULER's per-sample loop never ends when even 10 documents do not fit (or a question
+has more documents of its own than are asked for); here it redraws at 10 documents at most
+:data:`MAX_FLOOR_DRAWS` times, as RULER would, then stops with a :class:`BudgetError`. For ``dev``,
+questions in ``excluded`` are drawn as RULER draws them and their rows skipped, so every row kept is
+the row RULER makes at that index.
 
 Counting is exact without tokenizing whole prompts: a prompt is cut where no token can span the
 cut, and each document's share is counted once (:class:`_PromptCost`).
@@ -40,8 +42,9 @@ MAX_FLOOR_DRAWS = 100
 DOCUMENT = "Document {i}:\n{document}"
 SEPARATOR = "\n\n"
 #: tiktoken encodings whose pre-tokenizer never joins a line break to a following non-space character
-#: (``[^\r\n\p{L}\p{N}]?\p{L}+`` and ``\s*[\r\n]+`` before ``\s+(?!\S)``)
-LINE_SAFE_TIKTOKEN = frozenset({"cl100k_base", "o200k_base"})
+#: (cl100k's ``[^\r\n\p{L}\p{N}]?\p{L}+``, and ``\s*[\r\n]+`` before ``\s+(?!\S)``); o200k's
+#: punctuation rule takes a ``/`` after a line break, so it counts whole prompts
+LINE_SAFE_TIKTOKEN = frozenset({"cl100k_base"})
 #: what a question ends in: the text before it in RULER's QA template
 QUESTION_MARK = "Only give me the answer and do not output any other words.\n\nQuestion: "
 _CONTEXT = "\x00context\x00"
