@@ -101,8 +101,14 @@ class Licence:
 
 #: the licence of each source, and where it is stated
 LICENCES = {
-    "squad": Licence("CC BY-SA 4.0", "https://rajpurkar.github.io/SQuAD-explorer/ (the dataset's page)"),
-    "hotpotqa": Licence("CC BY-SA 4.0", "https://hotpotqa.github.io/ (the dataset's page)"),
+    "squad": Licence(
+        "CC BY-SA 4.0",
+        "the dataset card of rajpurkar/squad_v2 on the Hub (license: cc-by-sa-4.0), whose homepage is "
+        "https://rajpurkar.github.io/SQuAD-explorer/",
+    ),
+    "hotpotqa": Licence(
+        "CC BY-SA 4.0", "https://hotpotqa.github.io/: 'HotpotQA is distributed under a CC BY-SA 4.0 License'"
+    ),
     "essays": Licence(
         "none stated (the essays are Paul Graham's; redistribution is not licensed)",
         "https://paulgraham.com/articles.html; the Hub copy's repository has no licence or card",
