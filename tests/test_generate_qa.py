@@ -9,6 +9,7 @@ second chunk of two (``--pre_samples 250``, seed 43). The generator reads the sa
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import random
 
@@ -133,8 +134,10 @@ def test_counting_by_parts_is_the_whole_prompts_count(name, counters):
     cost = qa._PromptCost(counter, TRICKY)
     assert cost.mode == {"llama2": "lines", "cl100k": "breaks", "chars": None}[name]
     generator = random.Random(name)
-    for query in ("Who?", "What about 'this'\n?", "  spaced  "):
-        head, tail = qa._parts(TEMPLATE, query)
+    templates = (TEMPLATE, "\n{context}\n{query}", "{context}\n\nQ: {query}", "H\n{context}{query}")
+    queries = ("Who?", "What about 'this'\n?", "  spaced  ")
+    for template, query in itertools.product(templates, queries):
+        head, tail = qa._parts(template, query)
         for n in (1, 2, 7, 30):
             order = qa.np.array([generator.randrange(len(TRICKY)) for _ in range(n)])
             whole = counter.count(qa.render(head, order.tolist(), TRICKY, tail), special=False)

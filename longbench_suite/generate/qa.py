@@ -152,8 +152,8 @@ class _PromptCost:
         return self._texts[text]
 
     def fits_parts(self, head: str, tail: str) -> bool:
-        if self.mode == "lines":
-            return head.endswith("\n") and tail.startswith("\n")
+        if self.mode == "lines":  # text before the context's line (the rule needs a first line)
+            return len(head) > 1 and head.endswith("\n") and tail.startswith("\n")
         if self.mode == "breaks":
             return head.endswith("\n") and tail.startswith(SEPARATOR) and tail[2:3].strip() != ""
         return False
