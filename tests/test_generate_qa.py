@@ -207,6 +207,29 @@ def test_more_questions_than_the_file_holds_is_one_line(inputs, counters):
         )
 
 
+@pytest.mark.parametrize(
+    ("template", "message"),
+    [
+        ("{context} {query} {title}", r"takes \{context\} and \{query\} only: KeyError\('title'\)"),
+        ("{query} only", r"must hold \{context\} exactly once"),
+    ],
+)
+def test_a_bad_template_is_one_line(template, message, inputs, counters):
+    with pytest.raises(OptionError, match=message):
+        list(
+            qa.ruler_rows(
+                {},
+                counters["cl100k"],
+                max_seq_length=2048,
+                tokens_to_generate=32,
+                template=template,
+                answer_prefix=PREFIX,
+                num_samples=1,
+                qa=inputs["squad"],
+            )
+        )
+
+
 def test_same_inputs_same_rows(inputs, counters):
     first = rows(inputs["hotpotqa"], counters["llama2"], 2048, 5, seed=9)
     qa._COSTS.clear()  # nothing remembered

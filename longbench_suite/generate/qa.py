@@ -280,7 +280,10 @@ class _Drawer:
 
 def _parts(template: str, query: str) -> tuple[str, str]:
     """The prompt around its context: RULER's ``template.format(context=..., query=query)`` cut there."""
-    rendered = template.format(context=_CONTEXT, query=query)
+    try:
+        rendered = template.format(context=_CONTEXT, query=query)
+    except (KeyError, IndexError, ValueError) as exc:
+        raise OptionError(f"the QA template takes {{context}} and {{query}} only: {exc!r}") from None
     if rendered.count(_CONTEXT) != 1:
         raise OptionError("the QA template must hold {context} exactly once")
     head, tail = rendered.split(_CONTEXT)
