@@ -4,5 +4,6 @@
 - :mod:`.niah` — RULER's NIAH variants and one sample drawn with RULER's random calls, in its order;
 - :mod:`.search` — RULER's haystack search and per-row retries, on exact incremental token counts;
 - :mod:`.count` — exact prompt counts from remembered line counts;
-- :mod:`.kv` — JSON KV (HELMET's key-value retrieval) rows.
+- :mod:`.kv` — JSON KV (HELMET's key-value retrieval) rows;
+- :mod:`.qa` — RULER's QA rows (SQuAD, HotpotQA documents around a question), as its ``qa.py`` writes them.
 """

@@ -24,6 +24,9 @@ class RemoteFile:
     size: str | None = field(default=None, compare=False)
     #: how many records upstream's file holds, where that is known (:mod:`longbench_suite.records.count`)
     records: int | None = None
+    #: where the same data is read when this URL cannot be had (a dead host): a pinned copy, with its
+    #: own checksum, tried after this file in ``data_dir``, the mirror or on the network
+    fallback: RemoteFile | None = None
 
     @property
     def name(self) -> str:

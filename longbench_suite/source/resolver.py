@@ -162,15 +162,18 @@ class SourceResolver:
         found = []
         for source in sources.values():
             remote = source if isinstance(source, RemoteFile) else source.archive
-            path = None
-            if self.data_dir:
-                if isinstance(source, Member):
-                    path = self._find_in_data_dir(source.paths)
-                path = path or self._remote_in_data_dir(remote, archive=isinstance(source, Member))
-            elif self.mirror and not self.mirror.startswith(("http://", "https://")):
-                path = mirrored(remote.url, self.mirror)
-            if path and os.path.isfile(path):
-                found.append(os.path.abspath(path))
+            while remote is not None:  # a file, then its fallback where the file is not there
+                path = None
+                if self.data_dir:
+                    if isinstance(source, Member):
+                        path = self._find_in_data_dir(source.paths)
+                    path = path or self._remote_in_data_dir(remote, archive=isinstance(source, Member))
+                elif self.mirror and not self.mirror.startswith(("http://", "https://")):
+                    path = mirrored(remote.url, self.mirror)
+                if path and os.path.isfile(path):
+                    found.append(os.path.abspath(path))
+                    break
+                remote = remote.fallback
         return sorted(set(found))
 
     # -- downloads -------------------------------------------------------------------------------
@@ -303,7 +306,7 @@ class SourceResolver:
                     raise ValueError(f"refusing an unsafe archive member path {path!r}")
         for name, source in sources.items():
             if isinstance(source, RemoteFile):
-                local = self._fetch(source)
+                source, local = self._fetch_or_fallback(source)
                 refs[name] = FileRef(
                     local,
                     label=source.url,
@@ -325,6 +328,19 @@ class SourceResolver:
         for archive, members in by_archive.items():
             refs.update(self._resolve_members(archive, members))
         return refs
+
+    def _fetch_or_fallback(self, remote: RemoteFile) -> tuple[RemoteFile, str]:
+        """The file that served (``remote``, or its :attr:`~RemoteFile.fallback` when ``remote`` cannot
+        be had) and its local path; a fallback that cannot be had either names both."""
+        try:
+            return remote, self._fetch(remote)
+        except SourceUnavailableError as exc:
+            if remote.fallback is None:
+                raise
+            try:
+                return self._fetch_or_fallback(remote.fallback)
+            except SourceUnavailableError as again:
+                raise type(again)(f"{exc}; its fallback: {again}") from None
 
     def _config(self):
         return getattr(self.dl_manager, "download_config", None)
