@@ -11,7 +11,10 @@ such a prompt is counted whole, in one call, when the tokenizer has a fast exact
 (``fastokens`` with ids probed identical, ~17 M tokens per CPU-second; tiktoken). Without one, its
 lines are counted one by one in a ``tokenizers`` batch (short texts are much faster there than BPE
 over one huge word) and forgotten. Tokenizers without the line rule (tiktoken glues a break to the
-punctuation before it) always count the whole prompt.
+punctuation before it) always count the whole prompt, except under the tiktoken encodings whose
+pre-tokenizing pattern is known (:data:`PIECE_BREAK_ENCODINGS`): there no piece runs from a line
+break into a letter or digit after it, so a prompt whose lines all start with one is counted as the
+sum of ``line + "\n"`` counts, remembered like Llama's.
 """
 
 from __future__ import annotations
@@ -25,6 +28,11 @@ from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 MAX_LINES = 1 << 16
 #: lines longer than this are never remembered (an essay haystack is one line of the whole essay)
 MAX_LINE_CHARS = 4096
+#: tiktoken encodings whose pattern never makes a piece of a line break and the letter or digit after
+#: it (GPT-2's ``\s+(?!\S)``; cl100k's and o200k's letter runs take no ``\r\n`` before them)
+PIECE_BREAK_ENCODINGS = frozenset(
+    {"gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"}
+)
 
 
 class PromptCounter:
@@ -38,10 +46,14 @@ class PromptCounter:
         self.fast_whole = isinstance(counter, TiktokenCounter) or (
             isinstance(counter, HFTokenizer) and counter.counting_backend == "fastokens"
         )
+        self._piece_breaks = isinstance(counter, TiktokenCounter) and counter.name in PIECE_BREAK_ENCODINGS
         self._lines: dict[str, int] = {}
 
     def count(self, head: str, lines: Sequence[str], tail: str, *, fresh: bool = False) -> int:
         """The prompt's tokens; ``fresh``: its lines are new draws that will not come again."""
+        if not (fresh and self.fast_whole) and self._piece_rule(head, lines):
+            texts = [*(line + "\n" for line in lines[:-1]), lines[-1] + tail]
+            return self.specials + sum(self._counts([head, *texts] if head else texts, remember=True))
         if (fresh and self.fast_whole) or not self._line_rule(head, lines, tail):
             return self.counter.count(head + "\n".join(lines) + tail)
         texts = [head[:-1], "\n" + lines[0]] if head else [lines[0]]
@@ -56,6 +68,15 @@ class PromptCounter:
             and tail.startswith("\n")
             and (not head or head.endswith("\n"))
             and all(len(line) <= MAX_LINE_CHARS for line in lines)
+        )
+
+    def _piece_rule(self, head: str, lines: Sequence[str]) -> bool:
+        # tiktoken: every line starts a piece (a letter or digit after a line break), so does the first
+        return (
+            self._piece_breaks
+            and bool(lines)
+            and (not head or head.endswith("\n"))
+            and all(line[:1].isalnum() and len(line) <= MAX_LINE_CHARS for line in lines)
         )
 
     def _counts(self, texts: list[str], remember: bool) -> list[int]:
