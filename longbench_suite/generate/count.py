@@ -19,6 +19,8 @@ sum of ``line + "\n"`` counts, remembered like Llama's.
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Sequence
 
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
@@ -51,9 +53,14 @@ class PromptCounter:
 
     def count(self, head: str, lines: Sequence[str], tail: str, *, fresh: bool = False) -> int:
         """The prompt's tokens; ``fresh``: its lines are new draws that will not come again."""
-        if not (fresh and self.fast_whole) and self._piece_rule(head, lines):
-            texts = [*(line + "\n" for line in lines[:-1]), lines[-1] + tail]
-            return self.specials + sum(self._counts([head, *texts] if head else texts, remember=True))
+        # tiktoken: every line starts a piece when it starts with a letter or digit (so does the first)
+        starts = not head or head[-1] == "\n"
+        if self._piece_breaks and not (fresh and self.fast_whole) and lines and starts:
+            repeats = Counter(lines[:-1])
+            if all(line[:1].isalnum() and len(line) <= MAX_LINE_CHARS for line in (*repeats, lines[-1])):
+                texts = [head, lines[-1] + tail, *(line + "\n" for line in repeats)]
+                first, last, *each = self._counts(texts, remember=True)
+                return self.specials + first + last + sum(map(operator.mul, repeats.values(), each))
         if (fresh and self.fast_whole) or not self._line_rule(head, lines, tail):
             return self.counter.count(head + "\n".join(lines) + tail)
         texts = [head[:-1], "\n" + lines[0]] if head else [lines[0]]
@@ -70,15 +77,6 @@ class PromptCounter:
             and all(len(line) <= MAX_LINE_CHARS for line in lines)
         )
 
-    def _piece_rule(self, head: str, lines: Sequence[str]) -> bool:
-        # tiktoken: every line starts a piece (a letter or digit after a line break), so does the first
-        return (
-            self._piece_breaks
-            and bool(lines)
-            and (not head or head.endswith("\n"))
-            and all(line[:1].isalnum() and len(line) <= MAX_LINE_CHARS for line in lines)
-        )
-
     def _counts(self, texts: list[str], remember: bool) -> list[int]:
         known = self._lines
         missing = list({t for t in texts if t not in known})
@@ -93,6 +91,8 @@ class PromptCounter:
         return counts
 
     def _count_new(self, texts: list[str]) -> list[int]:
+        if isinstance(self.counter, TiktokenCounter):  # one by one: its batch starts threads per call
+            return [self.counter.count(text, special=False) for text in texts]
         if self.fast_whole:
             return self.counter.count_batch(texts, special=False)
         # short texts: the tokenizer itself, without the piece cutting and caching long texts get

@@ -16,16 +16,20 @@ distinct words times their frequencies instead of tokenizing it whole.
 
 from __future__ import annotations
 
+import json
+import operator
 import random
+import re
 import string
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..errors import DataFormatError, MissingDependencyError, OptionError
-from ..fit.tokenizers import TiktokenCounter, TokenCounter
+from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 from .count import PIECE_BREAK_ENCODINGS
 
 #: RULER's ``constants.py`` entry for ``freq_words_extraction`` (the ``base`` model template adds nothing)
@@ -61,6 +65,50 @@ def zeta(alpha: float) -> float:
     return float(scipy_zeta(alpha))
 
 
+_LLAMA_NORMALIZER = [
+    {"type": "Prepend", "prepend": "\u2581"},
+    {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"},
+]
+
+
+def word_prefix(counter: TokenCounter) -> str | None:
+    """How a coded text's words can be counted one by one, exactly, or ``None``: never.
+
+    - tiktoken's known encodings (:data:`~.count.PIECE_BREAK_ENCODINGS`): a space before a letter or a
+      dot always starts a pre-tokenizer piece, so the text's count is its pieces' (``" " + word``);
+    - a ``tokenizer.json`` with Llama's SentencePiece layout (the normalizer prepends ``▁`` and turns
+      spaces into ``▁``, no pre-tokenizer, BPE without dropout) whose vocabulary has no token with a
+      ``▁`` after another character: no merge can join a word to the ``▁`` that starts the next, so BPE
+      over the text is BPE over each ``▁word`` alone, which is how ``word`` alone is normalized.
+    """
+    if isinstance(counter, TiktokenCounter):
+        return " " if counter.name in PIECE_BREAK_ENCODINGS else None
+    if isinstance(counter, HFTokenizer):
+        if counter.identity not in _WORDS_ALONE:
+            _WORDS_ALONE[counter.identity] = _llama_words_alone(counter.backend)
+        return "" if _WORDS_ALONE[counter.identity] else None
+    return None
+
+
+_WORDS_ALONE: dict[str, bool] = {}
+
+
+def _llama_words_alone(tokenizer) -> bool:
+    spec = json.loads(tokenizer.to_str())
+    normalizer, model = spec.get("normalizer") or {}, spec.get("model") or {}
+    if (
+        normalizer.get("normalizers") != _LLAMA_NORMALIZER
+        or spec.get("pre_tokenizer") is not None
+        or model.get("type") != "BPE"
+        or model.get("dropout")
+        or any(t.get("lstrip") or t.get("rstrip") for t in spec.get("added_tokens", []))
+    ):
+        return False
+    return not any(
+        "\u2581" in token[1:] and re.search("[^\u2581]\u2581", token) for token in model.get("vocab", {})
+    )
+
+
 class Settings:
     """RULER's ``alpha``, ``coded_wordlen`` and ``vocab_size`` (``-1``: the budget // 50)."""
 
@@ -75,18 +123,30 @@ class Settings:
             raise OptionError("fwe: alpha must be above 1 and coded_wordlen at least 1")
 
 
+@dataclass(frozen=True)
+class Order:
+    """The text's words at one ``num_words``: each rank's count, the ranks in text order, and a function
+    giving a vocabulary's words in that order (one C call)."""
+
+    counts: tuple[int, ...]
+    ranks: tuple[int, ...]
+    words: Callable[[list[str]], tuple[str, ...]]
+    used: tuple[int, ...]  # the ranks that appear
+
+
 @lru_cache(maxsize=MAX_ORDERS)
-def rank_order(
-    vocab_size: int, num_words: int, alpha: float, seed: int
-) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Each rank's count, and the ranks of the text's words in order: RULER's counts
-    ``(num_words * k**-alpha / zeta(alpha)).astype(int)`` (NumPy, as RULER computes them), its words
-    listed rank by rank and shuffled by a fresh ``random.Random(seed)``."""
+def rank_order(vocab_size: int, num_words: int, alpha: float, seed: int) -> Order:
+    """RULER's counts ``(num_words * k**-alpha / zeta(alpha)).astype(int)`` (NumPy, as RULER computes
+    them), its words listed rank by rank and shuffled by a fresh ``random.Random(seed)``."""
     k = np.arange(1, vocab_size + 1)
     counts = tuple(int(c) for c in (num_words * (k**-alpha) / zeta(alpha)).astype(int))
     ranks = [rank for rank, count in enumerate(counts) for _ in range(count)]
     random.Random(seed).shuffle(ranks)
-    return counts, tuple(ranks)
+    if len(ranks) > 1:
+        words = operator.itemgetter(*ranks)
+    else:
+        words = (lambda vocab: (vocab[ranks[0]],)) if ranks else (lambda vocab: ())
+    return Order(counts, tuple(ranks), words, tuple(rank for rank, count in enumerate(counts) if count))
 
 
 @lru_cache(maxsize=4)
@@ -110,24 +170,24 @@ class Rows:
         self.head, self.tail = template.format(context=_MARK, query="").split(_MARK)
         self.step = budget // 32
         self.rng = random.Random(seed)
-        self.by_pieces = (
-            isinstance(counter, TiktokenCounter)
-            and counter.name in PIECE_BREAK_ENCODINGS
-            and self.head.endswith(" ")
-            and not self.head[-2:-1].isspace()
-        )
-        self._fixed = counter.count(self.head[:-1], special=False) if self.by_pieces else 0
+        #: how a word is counted alone (``" " + word`` or ``word``), or ``None``: the text is counted whole
+        alone = self.head.endswith(" ") and self.head[-2:-1].strip()  # the first word's space is its own
+        self.word_prefix = word_prefix(counter) if alone else None
+        self._fixed = counter.count(self.head[:-1], special=False) if self.word_prefix is not None else 0
+        self._built: tuple[list[str] | None, int, str] = (None, 0, "")
+        self._known: tuple[list[str] | None, dict[int, int]] = (None, {})  # the words' counts alone
 
     def vocabulary(self) -> list[str]:
         """One row's words: ``choices`` of ``coded_wordlen`` letters each, redrawn until distinct."""
-        size, length, choices = self.vocab_size, self.settings.word_length, self.rng.choices
-        letters = string.ascii_lowercase
-        words = ["".join(choices(letters, k=length)) for _ in range(size)]
-        distinct = set(words)
+        size, length = self.vocab_size, self.settings.word_length
+        letters, n, draw = string.ascii_lowercase, float(len(string.ascii_lowercase)), self.rng.random
+        # ``choices(letters, k=length)`` is ``letters[floor(random() * 26.0)]`` per letter: made here
+        # directly, the same draws in the same order
+        picks = (np.array([draw() for _ in range(size * length)]) * n).astype(np.uint8) + ord("a")
+        drawn = picks.tobytes().decode("ascii")
+        distinct = {drawn[i : i + length] for i in range(0, size * length, length)}
         while len(distinct) < size:
-            word = "".join(choices(letters, k=length))
-            words.append(word)
-            distinct.add(word)
+            distinct.add("".join([letters[int(draw() * n)] for _ in range(length)]))
         ordered = sorted(distinct)
         vocab = [ordered[i] for i in vocab_order(size, self.seed)]
         vocab[0] = NOISE_WORD  # the most frequent word is noise
@@ -135,20 +195,31 @@ class Rows:
 
     def tokens(self, vocab: list[str], num_words: int) -> int:
         """The tokens of the prompt of ``vocab`` at ``num_words`` (without special tokens)."""
-        counts, ranks = rank_order(self.vocab_size, num_words, self.settings.alpha, self.seed)
-        if not self.by_pieces or not ranks:
-            return self.counter.count(self.text(vocab, num_words), special=False)
-        used = [rank for rank, count in enumerate(counts) if count]
-        last = ranks[-1]
-        each = self.counter.count_batch(
-            [*(" " + vocab[rank] for rank in used), " " + vocab[last] + self.tail], special=False
-        )
-        total = self._fixed + sum(counts[rank] * n for rank, n in zip(used, each, strict=False))
-        return total - each[used.index(last)] + each[-1]
+        order = rank_order(self.vocab_size, num_words, self.settings.alpha, self.seed)
+        counts, ranks = order.counts, order.ranks
+        if self.word_prefix is None or not ranks:
+            text = self.text(vocab, num_words)
+            self._built = (vocab, num_words, text)  # the row's text, if this count is its last
+            return self.counter.count(text, special=False)
+        if self._known[0] is not vocab:  # a row's shrunk texts hold the same words, fewer times
+            self._known = (vocab, {})
+        known = self._known[1]
+        last, prefix = ranks[-1], self.word_prefix
+        texts = [prefix + vocab[rank] for rank in order.used if rank not in known]
+        texts.append(prefix + vocab[last] + self.tail)
+        if isinstance(self.counter, TiktokenCounter):  # one by one: its batch starts threads per call
+            each = [self.counter.count(text, special=False) for text in texts]
+        else:
+            each = self.counter.count_batch(texts, special=False)
+        known.update(zip((rank for rank in order.used if rank not in known), each[:-1], strict=False))
+        total = self._fixed + sum(counts[rank] * known[rank] for rank in order.used)
+        return total - known[last] + each[-1]
 
     def text(self, vocab: list[str], num_words: int) -> str:
-        _, ranks = rank_order(self.vocab_size, num_words, self.settings.alpha, self.seed)
-        return self.head + " ".join([vocab[rank] for rank in ranks]) + self.tail
+        if self._built[0] is vocab and self._built[1] == num_words:
+            return self._built[2]
+        order = rank_order(self.vocab_size, num_words, self.settings.alpha, self.seed)
+        return self.head + " ".join(order.words(vocab)) + self.tail
 
     def initial_words(self) -> int:
         """RULER's first call: from ``budget // coded_wordlen`` words, grow by a step until the text
