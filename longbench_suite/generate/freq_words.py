@@ -16,6 +16,7 @@ distinct words times their frequencies instead of tokenizing it whole.
 
 from __future__ import annotations
 
+import itertools
 import json
 import operator
 import random
@@ -180,12 +181,14 @@ class Rows:
     def vocabulary(self) -> list[str]:
         """One row's words: ``choices`` of ``coded_wordlen`` letters each, redrawn until distinct."""
         size, length = self.vocab_size, self.settings.word_length
+        draws = size * length
         letters, n, draw = string.ascii_lowercase, float(len(string.ascii_lowercase)), self.rng.random
         # ``choices(letters, k=length)`` is ``letters[floor(random() * 26.0)]`` per letter: made here
         # directly, the same draws in the same order
-        picks = (np.array([draw() for _ in range(size * length)]) * n).astype(np.uint8) + ord("a")
+        floats = np.fromiter(itertools.starmap(draw, itertools.repeat((), draws)), float, draws)
+        picks = (floats * n).astype(np.uint8) + ord("a")
         drawn = picks.tobytes().decode("ascii")
-        distinct = {drawn[i : i + length] for i in range(0, size * length, length)}
+        distinct = {drawn[i : i + length] for i in range(0, draws, length)}
         while len(distinct) < size:
             distinct.add("".join([letters[int(draw() * n)] for _ in range(length)]))
         ordered = sorted(distinct)
