@@ -8,11 +8,13 @@ rows verbatim and a digest of every line of all 500. A generated record serialis
 from __future__ import annotations
 
 import collections
+import gzip
 import itertools
 import json
 import math
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,7 @@ from longbench_suite.generate import freq_words, variable_tracking
 from longbench_suite.generate.count import PromptCounter
 from tests.upstream.ruler.cases import digests, first_lines, first_records, line_digest
 
+ESSAY_FIXTURES = Path(__file__).parent / "upstream" / "ruler_vt_essay"
 MODULES = {"vt": variable_tracking, "fwe": freq_words}
 ARGS = {"vt": {"type_haystack": "noise", "num_chains": 1, "num_hops": 4}, "fwe": {"alpha": 2.0}}
 CASES = [(task, tok, length) for task in MODULES for tok in ("llama2", "cl100k") for length in (2048, 8192)]
@@ -55,6 +58,27 @@ def test_rows_are_rulers_rows(task, tok, length, counters):
     first = first_lines(name)
     assert lines[: len(first)] == first
     assert [line_digest(line) for line in lines] == expected
+
+
+@pytest.mark.parametrize(("tok", "length"), [(t, n) for t in ("llama2", "cl100k") for n in (4096, 8192)])
+def test_vt_essay_rows_are_rulers_rows(tok, length, counters):
+    """vt's essay haystack (links as sentences at NLTK sentence depths, the essay cut, never repeated)."""
+    with gzip.open(ESSAY_FIXTURES / f"vt_essay-{tok}-{length}.jsonl.gz", "rt", encoding="utf-8") as f:
+        expected = f.read().splitlines()
+    with gzip.open(ESSAY_FIXTURES.parent / "ruler_niah" / "essay.json.gz", "rt", encoding="utf-8") as f:
+        essay = json.load(f)["text"]
+    gen = variable_tracking
+    made = gen.ruler_rows(
+        {"type_haystack": "essay", "num_chains": 1, "num_hops": 4},
+        counters[tok],
+        max_seq_length=length,
+        tokens_to_generate=gen.TOKENS_TO_GENERATE,
+        template=gen.TEMPLATE + gen.ANSWER_PREFIX,
+        answer_prefix=gen.ANSWER_PREFIX,
+        num_samples=len(expected),
+        essay=essay,
+    )
+    assert [json.dumps(record) for record in made] == expected
 
 
 def test_rows_stream_without_end(counters):

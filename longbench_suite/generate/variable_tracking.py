@@ -230,6 +230,21 @@ def randomized(example: str, streams: Streams, hops: int) -> str:
     return example.replace(EXAMPLE_VALUE, streams.value())
 
 
+def as_lines(head: str, lines: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """``head + "\\n".join(lines)`` as ``"\\n".join(more_lines)``, ``head`` cut at its line breaks (a
+    blank line folded onto the line before it), when it ends with one: the example's noise lines are
+    then counted from memory like the row's own."""
+    if not head.endswith("\n") or head.startswith("\n"):
+        return head, lines
+    folded = []
+    for part in head[:-1].split("\n"):
+        if part:
+            folded.append(part)
+        else:
+            folded[-1] += "\n"
+    return "", (*folded, *lines)
+
+
 def ruler_rows(
     task_args: Mapping[str, Any],
     counter: TokenCounter,
@@ -275,6 +290,7 @@ def ruler_rows(
             head, tail = drawer.head_tail(chains)
             at = head.index(TEMPLATE[:20])  # RULER puts the example right before the task's text
             head = head[:at] + randomized(example, streams, settings.hops) + "\n" + head[at:]
+            head, lines = as_lines(head, lines)
             length = counted.tokens(head, lines, tail) + tokens_to_generate
             if length <= max_seq_length:
                 break
