@@ -9,7 +9,7 @@ the ``base`` template, seed 42) are made two ways in one run:
 
 * **RULER**: NVIDIA/RULER's unchanged ``variable_tracking.py`` / ``freq_words_extraction.py`` in its
   own venv (``--ruler``, a checkout at c3f5e3b; ``--ruler-python``, a Python with its dependencies and
-  SciPy; ``tests/upstream/ruler_niah/README.md``), run for 1 and for 1 + N rows (N = 40 at 32k, 10 at
+  SciPy; ``tests/upstream/ruler_niah/README.md``), run for 1 and for 1 + N rows (N = 200 at 32k, 20 at
   128k): its CPU per row is the difference over N (start-up, imports, the example and the search
   cancel), its set-up the 1-row run less one row. Its rows must be the library's, line for line;
 * **library**: ``ruler_rows`` in this process, 1 and 1 + N rows (N = 200 at 32k, 50 at 128k), the
@@ -34,7 +34,7 @@ from perf.common import cl100k_dir, llama2_path, table
 from perf.generate import ruler_tokenizer_dir
 
 LENGTHS = {"32k": 32_768, "128k": 131_072}
-RULER_ROWS = {"32k": 40, "128k": 10}
+RULER_ROWS = {"32k": 200, "128k": 20}
 LIBRARY_ROWS = {"32k": 200, "128k": 50}
 #: task -> (RULER's script, its arguments from scripts/synthetic.yaml, the library's module)
 TASKS = {
