@@ -22,7 +22,7 @@ import operator
 import random
 import re
 import string
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -126,13 +126,22 @@ class Settings:
 
 @dataclass(frozen=True)
 class Order:
-    """The text's words at one ``num_words``: each rank's count, the ranks in text order, and a function
-    giving a vocabulary's words in that order (one C call)."""
+    """The text's words at one ``num_words``: each rank's count, the ranks in text order, and the parts
+    the text is joined from (a run of noise words is one part)."""
 
     counts: tuple[int, ...]
     ranks: tuple[int, ...]
-    words: Callable[[list[str]], tuple[str, ...]]
     used: tuple[int, ...]  # the ranks that appear
+    #: each part: a rank (``< vocab_size``), or ``vocab_size + n - 1`` for a run of ``n`` noise words
+    parts: tuple[int, ...]
+    runs: tuple[str, ...]  # the runs of 1, 2, ... noise words
+
+    def words(self, vocab: list[str]) -> tuple[str, ...]:
+        """The text's parts for ``vocab`` (joined by spaces: the context), in one C call."""
+        extended = [*vocab, *self.runs]
+        if len(self.parts) == 1:
+            return (extended[self.parts[0]],)
+        return operator.itemgetter(*self.parts)(extended) if self.parts else ()
 
 
 @lru_cache(maxsize=MAX_ORDERS)
@@ -143,11 +152,21 @@ def rank_order(vocab_size: int, num_words: int, alpha: float, seed: int) -> Orde
     counts = tuple(int(c) for c in (num_words * (k**-alpha) / zeta(alpha)).astype(int))
     ranks = [rank for rank, count in enumerate(counts) for _ in range(count)]
     random.Random(seed).shuffle(ranks)
-    if len(ranks) > 1:
-        words = operator.itemgetter(*ranks)
-    else:
-        words = (lambda vocab: (vocab[ranks[0]],)) if ranks else (lambda vocab: ())
-    return Order(counts, tuple(ranks), words, tuple(rank for rank, count in enumerate(counts) if count))
+    parts, run = [], 0
+    for rank in ranks:
+        if rank == 0:
+            run += 1
+            continue
+        if run:
+            parts.append(vocab_size + run - 1)
+            run = 0
+        parts.append(rank)
+    if run:
+        parts.append(vocab_size + run - 1)
+    longest = max((p - vocab_size + 1 for p in parts if p >= vocab_size), default=0)
+    runs = tuple(" ".join([NOISE_WORD] * n) for n in range(1, longest + 1))
+    used = tuple(rank for rank, count in enumerate(counts) if count)
+    return Order(counts, tuple(ranks), used, tuple(parts), runs)
 
 
 @lru_cache(maxsize=4)
