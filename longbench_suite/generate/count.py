@@ -31,10 +31,11 @@ MAX_LINES = 1 << 16
 #: lines longer than this are never remembered (an essay haystack is one line of the whole essay)
 MAX_LINE_CHARS = 4096
 #: tiktoken encodings whose pattern never makes a piece of a line break and the letter or digit after
-#: it (GPT-2's ``\s+(?!\S)``; cl100k's and o200k's letter runs take no ``\r\n`` before them)
-PIECE_BREAK_ENCODINGS = frozenset(
-    {"gpt2", "r50k_base", "p50k_base", "p50k_edit", "cl100k_base", "o200k_base", "o200k_harmony"}
-)
+#: it (their letter runs take no ``\r\n`` before them), and makes the same piece of the whitespace that
+#: ends ``line + "\n"`` alone or followed by the next line (cl100k's ``\s++$`` and ``\s*[\r\n]``,
+#: o200k's ``\s*[\r\n]+``). GPT-2's pattern (r50k, p50k) is left out: there ``" \n"`` before a letter is
+#: two pieces but one at the end of a text.
+PIECE_BREAK_ENCODINGS = frozenset({"cl100k_base", "o200k_base", "o200k_harmony"})
 
 
 class PromptCounter:
