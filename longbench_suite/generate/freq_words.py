@@ -189,6 +189,8 @@ class Rows:
             raise OptionError(f"fwe: a vocabulary of {self.vocab_size} words has no three answers")
         self.head, self.tail = template.format(context=_MARK, query="").split(_MARK)
         self.step = budget // 32
+        if self.step < 1:  # RULER's sizing would never move
+            raise OptionError(f"fwe: a budget of {budget} tokens is too short for RULER's sizing steps")
         self.rng = random.Random(seed)
         #: how a word is counted alone (``" " + word`` or ``word``), or ``None``: the text is counted whole
         alone = self.head.endswith(" ") and self.head[-2:-1].strip()  # the first word's space is its own
@@ -227,17 +229,18 @@ class Rows:
             self._known = (vocab, {})
         known = self._known[1]
         last, prefix = ranks[-1], self.word_prefix
-        texts = [prefix + vocab[rank] for rank in order.used if rank not in known]
-        texts.append(prefix + vocab[last] + self.tail)
+        missing = [rank for rank in order.used if rank not in known]
+        texts = [*(prefix + vocab[rank] for rank in missing), prefix + vocab[last] + self.tail]
         if isinstance(self.counter, TiktokenCounter):  # one by one: its batch starts threads per call
             each = [self.counter.count(text, special=False) for text in texts]
         else:
             each = self.counter.count_batch(texts, special=False)
-        known.update(zip((rank for rank in order.used if rank not in known), each[:-1], strict=False))
+        known.update(zip(missing, each[:-1], strict=True))
         total = self._fixed + sum(counts[rank] * known[rank] for rank in order.used)
         return total - known[last] + each[-1]
 
     def text(self, vocab: list[str], num_words: int) -> str:
+        """The prompt of ``vocab`` at ``num_words`` (the one just counted, if it was built to count it)."""
         if self._built[0] is vocab and self._built[1] == num_words:
             return self._built[2]
         order = rank_order(self.vocab_size, num_words, self.settings.alpha, self.seed)
