@@ -11,11 +11,16 @@ such a prompt is counted whole, in one call, when the tokenizer has a fast exact
 (``fastokens`` with ids probed identical, ~17 M tokens per CPU-second; tiktoken). Without one, its
 lines are counted one by one in a ``tokenizers`` batch (short texts are much faster there than BPE
 over one huge word) and forgotten. Tokenizers without the line rule (tiktoken glues a break to the
-punctuation before it) always count the whole prompt.
+punctuation before it) always count the whole prompt, except under the tiktoken encodings whose
+pre-tokenizing pattern is known (:data:`PIECE_BREAK_ENCODINGS`): there no piece runs from a line
+break into a letter or digit after it, so a prompt whose lines all start with one is counted as the
+sum of ``line + "\n"`` counts, remembered like Llama's.
 """
 
 from __future__ import annotations
 
+import operator
+from collections import Counter
 from collections.abc import Sequence
 
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
@@ -25,6 +30,12 @@ from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 MAX_LINES = 1 << 16
 #: lines longer than this are never remembered (an essay haystack is one line of the whole essay)
 MAX_LINE_CHARS = 4096
+#: tiktoken encodings whose pattern never makes a piece of a line break and the letter or digit after
+#: it (their letter runs take no ``\r\n`` before them), and makes the same piece of the whitespace that
+#: ends ``line + "\n"`` alone or followed by the next line (cl100k's ``\s++$`` and ``\s*[\r\n]``,
+#: o200k's ``\s*[\r\n]+``). GPT-2's pattern (r50k, p50k) is left out: there ``" \n"`` before a letter is
+#: two pieces but one at the end of a text.
+PIECE_BREAK_ENCODINGS = frozenset({"cl100k_base", "o200k_base", "o200k_harmony"})
 
 
 class PromptCounter:
@@ -38,10 +49,19 @@ class PromptCounter:
         self.fast_whole = isinstance(counter, TiktokenCounter) or (
             isinstance(counter, HFTokenizer) and counter.counting_backend == "fastokens"
         )
+        self._piece_breaks = isinstance(counter, TiktokenCounter) and counter.name in PIECE_BREAK_ENCODINGS
         self._lines: dict[str, int] = {}
 
     def count(self, head: str, lines: Sequence[str], tail: str, *, fresh: bool = False) -> int:
         """The prompt's tokens; ``fresh``: its lines are new draws that will not come again."""
+        # tiktoken: every line starts a piece when it starts with a letter or digit (so does the first)
+        starts = not head or head[-1] == "\n"
+        if self._piece_breaks and not (fresh and self.fast_whole) and lines and starts:
+            repeats = Counter(lines[:-1])
+            if all(line[:1].isalnum() and len(line) <= MAX_LINE_CHARS for line in (*repeats, lines[-1])):
+                texts = [head, lines[-1] + tail, *(line + "\n" for line in repeats)]
+                first, last, *each = self._counts(texts, remember=True)
+                return self.specials + first + last + sum(map(operator.mul, repeats.values(), each))
         if (fresh and self.fast_whole) or not self._line_rule(head, lines, tail):
             return self.counter.count(head + "\n".join(lines) + tail)
         texts = [head[:-1], "\n" + lines[0]] if head else [lines[0]]
@@ -72,6 +92,8 @@ class PromptCounter:
         return counts
 
     def _count_new(self, texts: list[str]) -> list[int]:
+        if isinstance(self.counter, TiktokenCounter):  # one by one: its batch starts threads per call
+            return [self.counter.count(text, special=False) for text in texts]
         if self.fast_whole:
             return self.counter.count_batch(texts, special=False)
         # short texts: the tokenizer itself, without the piece cutting and caching long texts get
