@@ -25,8 +25,9 @@ disagree with the tokenizer, every prompt is counted whole from then on.
 
 from __future__ import annotations
 
+import operator
 import random
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,15 @@ from ..errors import DataFormatError, OptionError, ShortSourceError
 from ..fit.tokenizers import TokenCounter
 from .words import common_words
 
+#: RULER's ``constants.py`` entry for ``common_words_extraction``; ``prepare.py`` passes the script the
+#: template followed by the answer prefix (model template ``base``)
+TEMPLATE = (
+    "Below is a numbered list of words. In these words, some appear more often than others. "
+    "Memorize the ones that appear most often.\n{context}\nQuestion: What are the 10 most common words "
+    "in the above list?"
+)
+ANSWER_PREFIX = " Answer: The top 10 words that appear most often in the list are:"
+TOKENS_TO_GENERATE = 120
 #: RULER's script defaults for the task arguments ``synthetic.yaml`` gives (or leaves out)
 DEFAULT_ARGS = {"freq_cw": 30, "freq_ucw": 3, "num_cw": 10, "num_fewshot": 1}
 #: RULER's ``incremental``: the search's lowest size and a row's step down after a miss
@@ -102,6 +112,13 @@ class Listing:
         uncommon = len(self.words) - self.num_cw
         return self.num_cw * self.common_repeats + uncommon * self.uncommon_repeats
 
+    def entry(self, position: int) -> Any:
+        """``entries[position]`` without building the list."""
+        repeated = self.num_cw * self.common_repeats
+        if position < repeated:
+            return self.words[position % self.num_cw]
+        return self.words[self.num_cw + (position - repeated) % (len(self.words) - self.num_cw)]
+
     @property
     def entries(self) -> list:
         """The words as listed before the shuffle."""
@@ -145,29 +162,47 @@ class Orders:
 
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._orders: dict[int, list[int]] = {}
+        self._orders: dict[int, tuple[list[int], Callable[[Sequence], Any]]] = {}
 
-    def __call__(self, length: int) -> list[int]:
-        order = self._orders.get(length)
-        if order is None:
+    def _order(self, length: int) -> tuple[list[int], Callable[[Sequence], Any]]:
+        known = self._orders.get(length)
+        if known is None:
             if len(self._orders) >= MAX_ORDERS:
                 self._orders.clear()
             order = list(range(length))
             random.Random(self.seed).shuffle(order)
-            self._orders[length] = order
-        return order
+            known = self._orders[length] = (order, operator.itemgetter(*order))
+        return known
+
+    def last(self, length: int) -> int:
+        """The position the shuffle puts last."""
+        return self._order(length)[0][-1]
+
+    def shuffle(self, items: Sequence) -> Sequence:
+        if len(items) < 2:
+            return items
+        return self._order(len(items))[1](items)
 
 
 class Numbering:
-    """The ``"1. "``, ``"2. "`` ... prefixes of list entries."""
+    """Lists as RULER writes them: ``"1. w1 2. w2 ..."``."""
 
     def __init__(self) -> None:
-        self._prefixes: list[str] = []
+        self._prefixes: list[str] = []  # "1. ", " 2. ", " 3. " ...
 
-    def __call__(self, length: int) -> list[str]:
-        if len(self._prefixes) < length:
-            self._prefixes += [f"{i}. " for i in range(len(self._prefixes) + 1, length + 1)]
-        return self._prefixes[:length]
+    def __call__(self, entries: Sequence) -> str:
+        length, prefixes = len(entries), self._prefixes
+        if len(prefixes) < length:
+            first = len(prefixes) + 1
+            prefixes += [f"{i}. " if i == 1 else f" {i}. " for i in range(first, max(length, 2 * first) + 1)]
+        parts = [""] * (2 * length)
+        parts[0::2] = prefixes[:length]
+        parts[1::2] = entries
+        try:
+            return "".join(parts)
+        except TypeError:  # english_words values that are not strings, written as f"{word}" writes them
+            parts[1::2] = map(str, entries)
+            return "".join(parts)
 
 
 class EntryCounts:
@@ -183,25 +218,32 @@ class EntryCounts:
         self._number_anchor = "1. x"
         self._word_anchor_tokens = self._count("1.")
         self._number_anchor_tokens = self._count(self._number_anchor)
-        self._words: dict[str, int] = {}
-        self._ends: dict[tuple[str, str], int] = {}
+        self._words: dict[Any, int] = {}
+        self._ends: dict[tuple[Any, str], int] = {}
         self._texts: dict[str, int] = {}
         self._numbered = [0, 0]  # [L]: tokens of " 2." ... " L." together
 
     def _count(self, text: str) -> int:
         return self.counter.count(text, special=False)
 
-    def words(self, words: Sequence) -> list[int]:
+    def word(self, word: Any) -> int:
+        """Tokens of ``" " + word`` in a list."""
+        return self.words([word])
+
+    def words(self, words: Sequence) -> int:
+        """Tokens of ``" " + word`` for each of ``words``, summed."""
         known = self._words
-        missing = list({str(w) for w in words} - known.keys())
-        if missing:
+        try:
+            return sum(map(known.__getitem__, words))
+        except KeyError:
+            missing = list({w for w in words if w not in known})
             texts = [f"1. {w}" for w in missing]
             for word, n in zip(missing, self.counter.count_batch(texts, special=False), strict=True):
                 known[word] = n - self._word_anchor_tokens
-        return [known[str(w)] for w in words]
+            return sum(map(known.__getitem__, words))
 
     def end(self, word: Any, after: str) -> int:
-        key = (str(word), after)
+        key = (word, after)
         if key not in self._ends:
             self._ends[key] = self._count(f"1. {word}{after}") - self._word_anchor_tokens
         return self._ends[key]
@@ -222,15 +264,13 @@ class EntryCounts:
 
     def listing(self, listing: Listing, last: Any, after: str) -> int:
         """Tokens of a list after its leading ``"1."`` and of ``after``, ``last`` its last word."""
-        words = listing.words
-        per_word = self.words(words)
-        common = sum(per_word[: listing.num_cw])
-        uncommon = sum(per_word[listing.num_cw :])
+        words, cut = listing.words, listing.num_cw
+        common, uncommon = self.words(words[:cut]), self.words(words[cut:])
         return (
             self.numbered(listing.length)
             + common * listing.common_repeats
             + uncommon * listing.uncommon_repeats
-            - self.words([last])[0]
+            - self.word(last)
             + self.end(last, after)
         )
 
@@ -269,31 +309,27 @@ class CommonWords:
         shots = tuple(self._listing(rng, *shot_shape) for _ in range(self.settings.num_fewshot))
         return Draw(shots, self._listing(rng, size, *self.settings.repeats))
 
-    def shuffled(self, listing: Listing) -> list:
-        entries = listing.entries
-        return [entries[i] for i in self.orders(len(entries))]
-
-    def _numbered(self, entries: Sequence) -> str:
-        return " ".join(map(str.__add__, self.numbering(len(entries)), map(str, entries)))
+    def shuffled(self, listing: Listing) -> Sequence:
+        return self.orders.shuffle(listing.entries)
 
     def text(self, draw: Draw) -> str:
         """The prompt, as RULER writes it before splitting off the answer prefix."""
         shots = [
-            self.head + self._numbered(self.shuffled(shot)) + self.tail + " " + self._numbered(shot.common)
+            self.head + self.numbering(self.shuffled(shot)) + self.tail + " " + self.numbering(shot.common)
             for shot in draw.shots
         ]
-        return "\n".join(shots) + "\n" + self.head + self._numbered(self.shuffled(draw.main)) + self.tail
+        return "\n".join(shots) + "\n" + self.head + self.numbering(self.shuffled(draw.main)) + self.tail
 
     def _summed(self, draw: Draw) -> int:
         counts, head = self.counts, self.head
         total = counts.text(head + "1." if draw.shots else "\n" + head + "1.")
         for shot in draw.shots:
-            last = shot.entries[self.orders(len(shot.entries))[-1]]
+            last = shot.entry(self.orders.last(shot.length))
             total += counts.listing(shot, last, self.tail + " 1.")
             answers = Listing(shot.common, len(shot.common), 1, 1, shot.pool)
             total += counts.listing(answers, shot.common[-1], "\n" + head + "1.")
         main = draw.main
-        last = main.entries[self.orders(len(main.entries))[-1]]
+        last = main.entry(self.orders.last(main.length))
         return total + counts.listing(main, last, self.tail)
 
     def tokens(self, draw: Draw) -> int:
