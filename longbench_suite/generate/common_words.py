@@ -275,6 +275,21 @@ class EntryCounts:
         )
 
 
+#: the entry counts of the counters used lately, by identity (a build makes one file per length)
+_COUNTS: dict[str, EntryCounts] = {}
+MAX_COUNTERS = 4
+
+
+def entry_counts(counter: TokenCounter) -> EntryCounts:
+    """The :class:`EntryCounts` of ``counter``, shared by every file it sizes in this process."""
+    known = _COUNTS.get(counter.identity)
+    if known is None:
+        if len(_COUNTS) >= MAX_COUNTERS:
+            _COUNTS.clear()
+        known = _COUNTS[counter.identity] = EntryCounts(counter)
+    return known
+
+
 class CommonWords:
     """RULER's ``generate_input_output`` and its counting, for one file (seed, template, length)."""
 
@@ -294,7 +309,7 @@ class CommonWords:
         self.pool = Pool(seed, english_words)
         self.orders = Orders(seed)
         self.numbering = Numbering()
-        self.counts = EntryCounts(counter)
+        self.counts = entry_counts(counter)
         self.counter = counter
         self.checked: set[str] = set()  # pools whose first prompt was counted whole and agreed
         self.summing = True  # False once a sum disagreed: count every prompt whole
