@@ -206,3 +206,12 @@ def test_rows_without_end_and_other_seeds(counters):
     assert [r["index"] for r in first] == list(range(8))
     assert first[:3] == rows(counter, 2048, 3, seed=5)  # deterministic
     assert first[0]["outputs"] != rows(counter, 2048, 1)[0]["outputs"]
+
+
+def test_the_last_entry_of_a_shuffled_list_is_found_without_shuffling():
+    orders = cwe.Orders(42)
+    for length in [*range(6), 190, 8191, 8192, 8193, 24369]:
+        items = list(range(length))
+        random.Random(42).shuffle(items)  # RULER's fresh generator per list
+        assert orders.last(length) == (items[-1] if items else 0)
+        assert list(orders.shuffle(list(range(length)))) == items

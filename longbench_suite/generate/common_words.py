@@ -25,6 +25,7 @@ disagree with the tokenizer, every prompt is counted whole from then on.
 
 from __future__ import annotations
 
+import functools
 import operator
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import DataFormatError, OptionError, ShortSourceError
-from ..fit.tokenizers import TokenCounter
+from ..fit.tokenizers import TiktokenCounter, TokenCounter
 from .words import common_words
 
 #: RULER's ``constants.py`` entry for ``common_words_extraction``; ``prepare.py`` passes the script the
@@ -175,8 +176,15 @@ class Orders:
         return known
 
     def last(self, length: int) -> int:
-        """The position the shuffle puts last."""
-        return self._order(length)[0][-1]
+        """The position the shuffle puts last: its first draw, ``randbelow(length)`` (CPython's
+        ``shuffle`` swaps the last item with that one first and never touches it again)."""
+        if length < 2:
+            return 0
+        bits, getrandbits = length.bit_length(), random.Random(self.seed).getrandbits
+        position = getrandbits(bits)
+        while position >= length:
+            position = getrandbits(bits)
+        return position
 
     def shuffle(self, items: Sequence) -> Sequence:
         if len(items) < 2:
@@ -215,6 +223,11 @@ class EntryCounts:
 
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
+        if isinstance(counter, TiktokenCounter):
+            # tiktoken's batch call spends more on a thread-pool task per text than on a short text
+            self._count_many = lambda texts: [counter.count(t, special=False) for t in texts]
+        else:
+            self._count_many = functools.partial(counter.count_batch, special=False)
         self._number_anchor = "1. x"
         self._word_anchor_tokens = self._count("1.")
         self._number_anchor_tokens = self._count(self._number_anchor)
@@ -238,7 +251,7 @@ class EntryCounts:
         except KeyError:
             missing = list({w for w in words if w not in known})
             texts = [f"1. {w}" for w in missing]
-            for word, n in zip(missing, self.counter.count_batch(texts, special=False), strict=True):
+            for word, n in zip(missing, self._count_many(texts), strict=True):
                 known[word] = n - self._word_anchor_tokens
             return sum(map(known.__getitem__, words))
 
@@ -258,7 +271,7 @@ class EntryCounts:
         if len(sums) <= length:
             first = len(sums)
             texts = [f"{self._number_anchor} {i}." for i in range(first, max(length, 2 * first) + 1)]
-            for n in self.counter.count_batch(texts, special=False):
+            for n in self._count_many(texts):
                 sums.append(sums[-1] + n - self._number_anchor_tokens)
         return sums[length]
 
