@@ -78,8 +78,12 @@ class Settings:
                 f"cwe: unknown task argument(s) {sorted(unknown)}; known: {sorted(DEFAULT_ARGS)}"
             )
         values = {**DEFAULT_ARGS, **task_args}
-        if not all(isinstance(v, int) and v >= 0 for v in values.values()) or values["num_cw"] < 1:
-            raise OptionError(f"cwe: task arguments must be counts (num_cw at least 1), not {values}")
+        if not all(isinstance(v, int) and v >= 0 for v in values.values()) or min(
+            values["num_cw"], values["freq_cw"]
+        ) < 1:
+            raise OptionError(
+                f"cwe: task arguments must be counts (num_cw and freq_cw at least 1), not {values}"
+            )
         return cls(**values, small=max_seq_length < SMALL_BELOW)
 
     @property
@@ -110,15 +114,16 @@ class Listing:
     @property
     def length(self) -> int:
         """Entries in the list."""
-        uncommon = len(self.words) - self.num_cw
-        return self.num_cw * self.common_repeats + uncommon * self.uncommon_repeats
+        common = len(self.common)
+        return common * self.common_repeats + (len(self.words) - common) * self.uncommon_repeats
 
     def entry(self, position: int) -> Any:
         """``entries[position]`` without building the list."""
-        repeated = self.num_cw * self.common_repeats
+        common = len(self.common)
+        repeated = common * self.common_repeats
         if position < repeated:
-            return self.words[position % self.num_cw]
-        return self.words[self.num_cw + (position - repeated) % (len(self.words) - self.num_cw)]
+            return self.words[position % common]
+        return self.words[common + (position - repeated) % (len(self.words) - common)]
 
     @property
     def entries(self) -> list:
