@@ -163,6 +163,21 @@ def test_a_list_longer_than_the_pool_is_sampled_from_english_words():
     assert source == "wonderwords" and words == random.Random(3).sample(shuffled, size - 1)
 
 
+def test_english_words_are_read_only_when_a_list_needs_them():
+    calls = []
+
+    def read() -> list[str]:
+        calls.append(1)
+        return [f"word{i}" for i in range(9000)]
+
+    pool = cwe.Pool(42, read)
+    pool.sample(random.Random(3), 8000)
+    assert calls == []
+    pool.sample(random.Random(3), 8500)
+    pool.sample(random.Random(3), 8600)
+    assert calls == [1]
+
+
 def test_missing_or_short_english_words_are_one_line_errors():
     with pytest.raises(OptionError, match="english_words="):
         cwe.Pool(42, None).sample(random.Random(1), 9000)

@@ -138,18 +138,25 @@ class Draw:
     main: Listing
 
 
+#: RULER's English words, or a function reading them (called only when a list needs them)
+EnglishWords = Sequence[str] | Callable[[], Sequence[str]] | None
+
+
 class Pool:
     """The words lists are sampled from: the seed-shuffled ``wonderwords`` pool, then RULER's English
     words for a list longer than it."""
 
-    def __init__(self, seed: int, english_words: Sequence[str] | None) -> None:
+    def __init__(self, seed: int, english_words: EnglishWords) -> None:
         self.words = list(common_words())
         random.Random(seed).shuffle(self.words)
-        self.english = None if english_words is None else list(english_words)
+        self._english = english_words
+        self.english: list | None = None
 
     def sample(self, rng: random.Random, size: int) -> tuple[list, str]:
         if size <= len(self.words):
             return rng.sample(self.words, size), "wonderwords"
+        if self.english is None and self._english is not None:
+            self.english = list(self._english() if callable(self._english) else self._english)
         if self.english is None:
             raise OptionError(
                 f"cwe: a list of {size} words is longer than the wonderwords pool ({len(self.words)}); "
@@ -317,7 +324,7 @@ class CommonWords:
         counter: TokenCounter,
         template: str,
         seed: int,
-        english_words: Sequence[str] | None,
+        english_words: EnglishWords,
     ) -> None:
         self.settings = settings
         filled = template.format(num_cw=settings.num_cw, context=_CONTEXT, query="")
@@ -391,16 +398,17 @@ def ruler_rows(
     num_samples: int | None,
     seed: int = 42,
     pre_samples: int = 0,
-    english_words: Sequence[str] | None = None,
+    english_words: EnglishWords = None,
     excluded: frozenset[str] = frozenset(),
 ) -> Iterator[dict]:
     """RULER's ``cwe`` records for one file, as its ``common_words_extraction.py`` writes them.
 
     ``template`` is what ``prepare.py`` passes (the task template followed by the answer prefix);
-    ``english_words`` the values of RULER's ``json/english_words.json``, needed only by a list longer
-    than the wonderwords pool. ``pre_samples`` is unused (RULER passes it to QA only).
-    ``num_samples=None`` yields without end. With ``excluded``, a row whose answer
-    (:func:`screen_strings`) is excluded is drawn and dropped, and the next draw is made in its place.
+    ``english_words`` the values of RULER's ``json/english_words.json`` (or a function returning
+    them, called only if needed), needed only by a list longer than the wonderwords pool.
+    ``pre_samples`` is unused (RULER passes it to QA only). ``num_samples=None`` yields without
+    end. With ``excluded``, a row whose answer (:func:`screen_strings`) is excluded is drawn and
+    dropped, and the next draw is made in its place.
     """
     del pre_samples
     settings = Settings.of(task_args, max_seq_length)
