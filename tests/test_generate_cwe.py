@@ -7,6 +7,7 @@ record must serialise to the fixture's line byte for byte.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import random
 import re
@@ -21,6 +22,8 @@ from longbench_suite.generate import common_words as cwe
 from longbench_suite.generate.words import common_words
 
 FIXTURES = Path(__file__).parent / "upstream" / "ruler_cwe"
+#: rfix's recordings of RULER's prepare.py: the first rows and digests of all 500 (tests/upstream/ruler/)
+RULER = Path(__file__).parent / "upstream" / "ruler"
 ARGS = {"freq_cw": 30, "freq_ucw": 3, "num_cw": 10}  # synthetic.yaml's cwe
 #: fixture name: (tokenizer, length, seed)
 CASES = {
@@ -84,6 +87,22 @@ def test_rows_are_rulers_byte_for_byte(name, counters, english_words):
     got = rows(counters[tokenizer], length, len(want), seed, english_words)
     # RULER's write_manifest: json.dump with ensure_ascii=True, one record per line
     assert [json.dumps(row) + "\n" for row in got] == want
+
+
+@pytest.mark.parametrize("name", ["cwe-llama2-2048", "cwe-cl100k-2048", "cwe-llama2-8192", "cwe-cl100k-8192"])
+def test_all_500_rows_are_rulers(name, counters):
+    """Against RULER's 500-row files of ``tests/upstream/ruler/``: the first lines verbatim, every line
+    by its digest (sha256, 16 hex digits), with that folder's ``english_words.json``."""
+    _, tokenizer, length = name.split("-")
+    with gzip.open(RULER / "digests.json.gz", "rt", encoding="utf-8") as f:
+        digests = json.load(f)[name]["line"]
+    with gzip.open(RULER / f"{name}.jsonl.gz", "rt", encoding="utf-8") as f:
+        first = f.read().splitlines()
+    with gzip.open(RULER / "inputs" / "english_words.json.gz", "rt", encoding="utf-8") as f:
+        english = list(json.load(f).values())
+    lines = [json.dumps(row) for row in rows(counters[tokenizer], int(length), 500, english=english)]
+    assert lines[: len(first)] == first
+    assert [hashlib.sha256(line.encode("utf-8")).hexdigest()[:16] for line in lines] == digests
 
 
 @pytest.mark.slow
@@ -230,3 +249,16 @@ def test_the_last_entry_of_a_shuffled_list_is_found_without_shuffling():
         random.Random(42).shuffle(items)  # RULER's fresh generator per list
         assert orders.last(length) == (items[-1] if items else 0)
         assert list(orders.shuffle(list(range(length)))) == items
+
+
+@pytest.mark.parametrize("tokenizer", ["llama2", "cl100k", "tiny"])
+def test_prompts_are_counted_as_sums_that_equal_whole_counts(tokenizer, counters, tiny_tokenizer):
+    counter = load_tokenizer(tiny_tokenizer) if tokenizer == "tiny" else counters[tokenizer]
+    for length in (2048, 8192):
+        settings = cwe.Settings.of(ARGS, length)
+        words = cwe.CommonWords(settings, counter, cwe.TEMPLATE + cwe.ANSWER_PREFIX, 7, None)
+        rng = random.Random(1)
+        for size in (10, 11, 257, 4096, 8166):
+            draw = words.draw(rng, size)
+            assert words.tokens(draw) == counter.count(words.text(draw), special=False)
+        assert words.summing  # the sums held: no prompt had to be tokenized whole after the first
