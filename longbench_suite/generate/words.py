@@ -21,7 +21,7 @@ def _word_list(name: str) -> list[str]:
         text = resources.files("wonderwords.assets").joinpath(name).read_text(encoding="utf-8")
     except ModuleNotFoundError:
         raise MissingDependencyError(
-            "the NIAH generators draw key words from the 'wonderwords' word lists, as RULER does, "
+            "RULER's generators draw words from the 'wonderwords' word lists, as RULER does, "
             "a dependency of longbench-suite that is missing here: pip install wonderwords"
         ) from None
     return [line.rstrip() for line in text.splitlines(keepends=True)]
@@ -82,3 +82,11 @@ class KeyWords:
 def key_words() -> KeyWords:
     """RULER's key-word list (``wonderwords`` adjective and noun lists)."""
     return KeyWords(_word_list("adjectivelist.txt"), _word_list("nounlist.txt"))
+
+
+@functools.cache
+def common_words() -> tuple[str, ...]:
+    """RULER's common-words extraction pool: the ``wonderwords`` noun, adjective and verb lists,
+    de-duplicated and sorted (before the per-seed shuffle)."""
+    lists = ("nounlist.txt", "adjectivelist.txt", "verblist.txt")
+    return tuple(sorted({word for name in lists for word in _word_list(name)}))
