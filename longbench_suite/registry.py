@@ -19,7 +19,8 @@ SUITE = "longbench_suite"
 #: (``BENCHMARK``, ``Builder``), metrics (``metrics``), card template (``card.md``) and sample data
 #: (``samples``)
 BENCHMARKS = {
-    name: f"longbench_suite.benchmarks.{name}" for name in ("helmet", "longbench", "lveval", "adaleval", "ruler")
+    name: f"longbench_suite.benchmarks.{name}"
+    for name in ("helmet", "longbench", "lveval", "adaleval", "ruler")
 }
 
 
