@@ -46,7 +46,7 @@ RULER_NIAH = RulerTaskText(
     tokens_to_generate=128,
 )
 #: the question of a niah prompt, whatever the model template around it: the keys asked for
-_ASKED = re.compile(r"special magic \w+ for (.+?) mentioned in the provided text")
+_ASKED = re.compile(r"special magic \w+ for (.+?) mentioned in the ")
 
 
 def singular(template: str) -> str:

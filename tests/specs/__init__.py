@@ -17,7 +17,7 @@ from typing import Any
 
 from longbench_suite import registry
 
-NAMES = ("helmet", "longbench", "lveval", "adaleval")
+NAMES = ("helmet", "longbench", "lveval", "adaleval", "ruler")
 
 
 @dataclass(frozen=True)
