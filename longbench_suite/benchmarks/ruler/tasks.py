@@ -442,15 +442,6 @@ class RulerTask(Task):
         args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
         return {"RULER script": f"`{self.script}` ({args})"}
 
-    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
-        given = Options.of(options, self.name)
-        return {
-            "eval": f"RULER's rows at {RULER_COMMIT[:7]} ({EVAL_SAMPLES}, seed {EVAL_SEED})",
-            "dev": f"seed {given.seed}, {given.rows or 'unbounded'} rows",
-            "prompt": given.prompt or "completion",
-        }
-
-
 #: each declared source's reader (the generator takes its sources already read)
 READERS = {"essays": sources.read_essays}
 
