@@ -432,7 +432,7 @@ class RulerTask(Task):
 
     def facts(self, length: str) -> dict:
         return {
-            "RULER script": f"scripts/data/synthetic/{self.script}.py",
+            "RULER script": f"scripts/data/synthetic/{self.script}.py at {RULER_COMMIT[:7]}",
             "arguments": dict(self.task_args),
             "max_seq_length": self.max_length(length),
             "tokens_to_generate": self.max_new_tokens,
