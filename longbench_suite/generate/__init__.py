@@ -4,5 +4,9 @@
 - :mod:`.niah` — RULER's NIAH variants and one sample drawn with RULER's random calls, in its order;
 - :mod:`.search` — RULER's haystack search and per-row retries, on exact incremental token counts;
 - :mod:`.count` — exact prompt counts from remembered line counts;
-- :mod:`.kv` — JSON KV (HELMET's key-value retrieval) rows.
+- :mod:`.kv` — JSON KV (HELMET's key-value retrieval) rows;
+- :mod:`.niah_ruler` — RULER's ``niah.py`` end to end (HELMET's ``recipe="ruler"``, the ``ruler``
+  benchmark's NIAH tasks); each RULER family module exposes ``ruler_rows`` and ``screen_strings``;
+- :mod:`.sentences` — NLTK's English Punkt (the essay haystack; ALCE's citations);
+- :mod:`.limits` — what a generated config may ask for (length, rows, essay file).
 """
