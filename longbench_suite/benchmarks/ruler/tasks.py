@@ -212,7 +212,8 @@ class RulerTask(Task):
     script: str
     #: the task's arguments in ``synthetic.yaml``, as given there
     task_args: Mapping[str, Any]
-    #: the generator's keyword argument -> the source (of ``sources.SOURCES``) read into it
+    #: the generator's keyword argument -> the source (of ``sources.SOURCES``) read into it, by the
+    #: source's reader ``sources.read_<name>``
     source_args: Mapping[str, str] = field(default_factory=dict)
     lengths: tuple[str, ...] = tuple(LENGTHS)
     fit: RulerFit = field(default_factory=RulerFit)
@@ -264,7 +265,7 @@ class RulerTask(Task):
             if arg == "essay" and options.essay is not None:
                 values[arg] = read_essay(options.essay)
             else:
-                values[arg] = READERS[name](files[arg])
+                values[arg] = getattr(sources, f"read_{name}")(files[arg])
         return values
 
     # -- prompt modes -------------------------------------------------------------------------------
@@ -441,9 +442,6 @@ class RulerTask(Task):
     def card_columns(self) -> dict[str, str]:
         args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
         return {"RULER script": f"`{self.script}` ({args})"}
-
-#: each declared source's reader (the generator takes its sources already read)
-READERS = {"essays": sources.read_essays}
 
 LEAKAGE_REASON = "no dev row asks for a key, value, variable or question of the task's eval rows"
 
