@@ -241,3 +241,24 @@ def test_prompt_modes(llama2_tokenizer, cl100k, tmp_path):
 
     with pytest.raises(OptionError, match="give chat_template="):
         _first(config, tmp_path, generate={"prompt": "assistant"}, **given)
+
+
+@pytest.mark.slow
+def test_check_passes_on_the_essay_tasks_from_the_sandbox(tmp_path, capsys):
+    """The essay haystack read from its declared source (the sandbox's ``essays.parquet``, trusted through
+    the sandbox's manifest), built and held by ``check`` to its sizes, budget and leakage rule."""
+    from longbench_suite import cli
+
+    code = cli.main(
+        [
+            "check",
+            "ruler/niah_single_2_4k",
+            "ruler/niah_multikey_1_8k",
+            "--demo",
+            "--cache-dir",
+            str(tmp_path),
+        ]
+    )
+    report = capsys.readouterr().out
+    assert code == 0, report
+    assert "check: OK — 2 configs, 4 splits, no violations" in report
