@@ -14,7 +14,8 @@ import pytest
 from longbench_suite import get_builder, load_dataset, registry
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.tokenizers import load_tokenizer
-from longbench_suite.generate.niah_ruler import RULER_NIAH, ruler_rows, screen_strings, settings_of
+from longbench_suite.generate import niah_ruler
+from longbench_suite.generate.niah_ruler import ruler_rows, screen_strings, settings_of
 from tests.specs import spec
 from tests.upstream.ruler_niah.cases import CASES, RULER_TEMPLATE, TOKENS_TO_GENERATE
 
@@ -48,8 +49,8 @@ OWN = [c for c in CASES if settings_of(c["args"]) == settings_of(BENCH.task(c["t
 
 
 def test_the_template_is_rulers():
-    assert RULER_NIAH.template + RULER_NIAH.answer_prefix == RULER_TEMPLATE
-    assert RULER_NIAH.tokens_to_generate == TOKENS_TO_GENERATE
+    assert niah_ruler.TEMPLATE + niah_ruler.ANSWER_PREFIX == RULER_TEMPLATE
+    assert niah_ruler.TOKENS_TO_GENERATE == TOKENS_TO_GENERATE
     assert {c["task"] for c in OWN} >= {"niah_single_1", "niah_multikey_2", "niah_multikey_3"}
 
 
@@ -66,7 +67,7 @@ def test_the_generator_writes_rulers_records_byte_for_byte(case, llama2_tokenize
         max_seq_length=case["length"],
         tokens_to_generate=TOKENS_TO_GENERATE,
         template=RULER_TEMPLATE,
-        answer_prefix=RULER_NIAH.answer_prefix,
+        answer_prefix=niah_ruler.ANSWER_PREFIX,
         num_samples=case["rows"],
         seed=case["seed"],
         essay=essay_text() if case["args"]["type_haystack"] == "essay" else None,
@@ -123,7 +124,7 @@ def test_a_screened_dev_row_asking_an_eval_key_is_skipped(llama2_tokenizer):
                 max_seq_length=case["length"],
                 tokens_to_generate=128,
                 template=RULER_TEMPLATE,
-                answer_prefix=RULER_NIAH.answer_prefix,
+                answer_prefix=niah_ruler.ANSWER_PREFIX,
                 num_samples=n,
                 seed=5,
                 excluded=excluded,

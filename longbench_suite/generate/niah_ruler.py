@@ -14,7 +14,6 @@ import functools
 import random
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..fit.tokenizers import TokenCounter
@@ -26,25 +25,15 @@ from .sentences import sent_tokenize
 MARK = "\x00context\x00"
 
 
-@dataclass(frozen=True)
-class RulerTaskText:
-    """One entry of RULER's ``scripts/data/synthetic/constants.py``: the task template (``{context}``
-    and ``{query}`` fields), the answer prefix (its leading space included) and the generation length."""
-
-    template: str
-    answer_prefix: str
-    tokens_to_generate: int
-
-
-RULER_NIAH = RulerTaskText(
-    template=(
-        "Some special magic {type_needle_v} are hidden within the following text. Make sure to memorize "
-        "it. I will quiz you about the {type_needle_v} afterwards.\n{context}\nWhat are all the special "
-        "magic {type_needle_v} for {query} mentioned in the provided text?"
-    ),
-    answer_prefix=" The special magic {type_needle_v} for {query} mentioned in the provided text are",
-    tokens_to_generate=128,
+#: RULER's niah entry of ``scripts/data/synthetic/constants.py`` (every RULER family module states its
+#: ``TEMPLATE``, ``ANSWER_PREFIX`` (leading space included) and ``TOKENS_TO_GENERATE``)
+TEMPLATE = (
+    "Some special magic {type_needle_v} are hidden within the following text. Make sure to memorize "
+    "it. I will quiz you about the {type_needle_v} afterwards.\n{context}\nWhat are all the special "
+    "magic {type_needle_v} for {query} mentioned in the provided text?"
 )
+ANSWER_PREFIX = " The special magic {type_needle_v} for {query} mentioned in the provided text are"
+TOKENS_TO_GENERATE = 128
 #: the question of a niah prompt, whatever the model template around it: the keys asked for
 _ASKED = re.compile(r"special magic \w+ for (.+?) mentioned in the ")
 

@@ -35,12 +35,13 @@ from typing import Any, ClassVar
 
 from longbench_suite.errors import OptionError, SourceError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
+from longbench_suite.generate import niah_ruler
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
 from longbench_suite.generate.kv import kv_row
 from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
 from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
-from longbench_suite.generate.niah_ruler import RULER_NIAH, essay_haystack, ruler_draws, singular
+from longbench_suite.generate.niah_ruler import essay_haystack, ruler_draws, singular
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
@@ -56,9 +57,9 @@ from .recall import TASKS as RECALL
 
 #: RULER's niah template, answer prefix and generation length (core: HELMET's ``recipe="ruler"`` and the
 #: ``ruler`` benchmark make RULER's rows with the same code)
-RULER_USER = RULER_NIAH.template
-RULER_PREFIX = RULER_NIAH.answer_prefix
-RULER_TOKENS_TO_GENERATE = RULER_NIAH.tokens_to_generate
+RULER_USER = niah_ruler.TEMPLATE
+RULER_PREFIX = niah_ruler.ANSWER_PREFIX
+RULER_TOKENS_TO_GENERATE = niah_ruler.TOKENS_TO_GENERATE
 MARK = "\x00context\x00"
 RECIPES = ("helmet", "ruler")
 #: each generator's screen: the keys and values of its matching task's ``eval`` rows at every HELMET

@@ -22,7 +22,6 @@ from longbench_suite.errors import OptionError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.fit.rules import InputBudget
 from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
-from longbench_suite.generate.niah_ruler import RULER_NIAH, RulerTaskText
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
 from longbench_suite.partition.leakage import LeakageRule
@@ -49,52 +48,6 @@ PROMPTS = ("completion", "assistant", "user")
 USER_BUDGET_SHARE = 8
 MARK = "\x00user\x00"
 
-#: ``scripts/data/synthetic/constants.py``, one entry per RULER script, by its name there
-TEXTS: dict[str, RulerTaskText] = {
-    "niah": RULER_NIAH,
-    "variable_tracking": RulerTaskText(
-        template=(
-            "Memorize and track the chain(s) of variable assignment hidden in the following text.\n\n"
-            "{context}\nQuestion: Find all variables that are assigned the value {query} in the text above."
-        ),
-        answer_prefix=(
-            " Answer: According to the chain(s) of variable assignment in the text above, {num_v} variables "
-            "are assigned the value {query}, they are: "
-        ),
-        tokens_to_generate=30,
-    ),
-    "common_words_extraction": RulerTaskText(
-        template=(
-            "Below is a numbered list of words. In these words, some appear more often than others. "
-            "Memorize the ones that appear most often.\n{context}\nQuestion: What are the 10 most common "
-            "words in the above list?"
-        ),
-        answer_prefix=" Answer: The top 10 words that appear most often in the list are:",
-        tokens_to_generate=120,
-    ),
-    "freq_words_extraction": RulerTaskText(
-        template=(
-            "Read the following coded text and track the frequency of each coded word. Find the three most "
-            "frequently appeared coded words. {context}\nQuestion: Do not provide any explanation. Please "
-            "ignore the dots '....'. What are the three most frequently appeared words in the above coded "
-            "text?"
-        ),
-        answer_prefix=(
-            " Answer: According to the coded text above, the three most frequently appeared words are:"
-        ),
-        tokens_to_generate=50,
-    ),
-    "qa": RulerTaskText(
-        template=(
-            "Answer the question based on the given documents. Only give me the answer and do not output "
-            "any other words.\n\nThe following are given documents.\n\n{context}\n\nAnswer the question "
-            "based on the given documents. Only give me the answer and do not output any other words.\n\n"
-            "Question: {query}"
-        ),
-        answer_prefix=" Answer:",
-        tokens_to_generate=32,
-    ),
-}
 #: the generator module of each RULER script (``longbench_suite/generate/<module>.py``)
 MODULES = {
     "niah": "niah_ruler",
@@ -103,6 +56,28 @@ MODULES = {
     "freq_words_extraction": "freq_words",
     "qa": "qa",
 }
+
+
+@dataclass(frozen=True)
+class Text:
+    """A RULER script's entry of ``scripts/data/synthetic/constants.py``, as its generator module states
+    it (``TEMPLATE``, ``ANSWER_PREFIX``, ``TOKENS_TO_GENERATE``)."""
+
+    template: str
+    answer_prefix: str
+    tokens_to_generate: int
+
+    @classmethod
+    def of(cls, script: str) -> Text:
+        module = generator(script)
+        return cls(module.TEMPLATE, module.ANSWER_PREFIX, module.TOKENS_TO_GENERATE)
+
+
+def generator(script: str) -> ModuleType:
+    """The generator module of a RULER script (``longbench_suite/generate/<module>.py``)."""
+    return importlib.import_module(f"longbench_suite.generate.{MODULES[script]}")
+
+
 #: RULER's groups of its tasks (the paper's categories), in the order the tables report them
 CATEGORIES = {
     "niah": "Retrieval",
@@ -247,7 +222,7 @@ class RulerTask(Task):
     # -- sources ------------------------------------------------------------------------------------
 
     def generator(self) -> ModuleType:
-        return importlib.import_module(f"longbench_suite.generate.{MODULES[self.script]}")
+        return generator(self.script)
 
     def sources(self, length: str) -> dict:
         return {arg: sources.SOURCES[name] for arg, name in self.source_args.items()}
@@ -272,7 +247,7 @@ class RulerTask(Task):
 
     def mode(self, length: str, env: BuildEnv, options: Options) -> Mode:
         """The prompt mode of ``options`` and ``chat_template=`` (``docs/ruler.md`` §5)."""
-        text = TEXTS[self.script]
+        text = Text.of(self.script)
         base = text.template + text.answer_prefix  # RULER's "base" model template: "{task_template}"
         prompt = options.prompt or ("assistant" if env.chat_template is not None else "completion")
         if prompt == "completion":
@@ -328,7 +303,7 @@ class RulerTask(Task):
             max_seq_length=self.max_length(length),
             tokens_to_generate=mode.tokens_to_generate,
             template=mode.template,
-            answer_prefix=TEXTS[self.script].answer_prefix,
+            answer_prefix=Text.of(self.script).answer_prefix,
             num_samples=num_samples,
             seed=seed,
             **values,
@@ -405,8 +380,8 @@ class RulerTask(Task):
             return frozenset()
         completion = Mode(
             "completion",
-            TEXTS[self.script].template + TEXTS[self.script].answer_prefix,
-            TEXTS[self.script].tokens_to_generate,
+            Text.of(self.script).template + Text.of(self.script).answer_prefix,
+            Text.of(self.script).tokens_to_generate,
         )
         configs = [(n, completion) for n in self.screen_lengths(length)]
         if mode != completion:
@@ -443,6 +418,7 @@ class RulerTask(Task):
         args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
         return {"RULER script": f"`{self.script}` ({args})"}
 
+
 LEAKAGE_REASON = "no dev row asks for a key, value, variable or question of the task's eval rows"
 
 
@@ -456,7 +432,7 @@ def ruler_task(
     **source_args: str,
 ) -> RulerTask:
     """One task of ``synthetic.yaml``: its name, its script, its arguments there, and its sources."""
-    text = TEXTS[script]
+    text = Text.of(script)
     return RulerTask(
         name=name,
         description=description,
