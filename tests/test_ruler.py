@@ -263,3 +263,42 @@ def test_check_passes_on_the_essay_tasks_from_the_sandbox(tmp_path, capsys):
     report = capsys.readouterr().out
     assert code == 0, report
     assert "check: OK — 2 configs, 4 splits, no violations" in report
+
+
+@pytest.mark.slow
+def test_helmet_and_ruler_share_one_generator(llama2_tokenizer, tmp_path):
+    """HELMET's ``gen_*`` configs with RULER's recipe and the ``ruler`` benchmark's rows of the same seed
+    are the same prompts: one implementation of RULER's NIAH (``generate/niah_ruler.py``)."""
+    given = {"tokenizer": llama2_tokenizer, "cache_dir": str(tmp_path), "split": "dev", "streaming": True}
+    helmet = load_dataset(
+        "helmet", "gen_niah_multikey_2_4k", generate={"recipe": "ruler", "seed": 3, "screen": False}, **given
+    )
+    ruler = load_dataset("ruler", "niah_multikey_2_4k", generate={"seed": 3, "screen": False}, **given)
+    pairs = list(itertools.islice(zip(helmet, ruler, strict=False), 3))
+    assert len(pairs) == 3
+    for h, r in pairs:
+        assert h["input"] == r["input"] and h["answers"] == r["answers"]
+        assert h["input_tokens"] == r["input_tokens"]
+
+
+def test_dev_streams_without_end(tiny_tokenizer, tmp_path):
+    rows = load_dataset(
+        "ruler",
+        "niah_single_1_2k",
+        split="dev",
+        streaming=True,
+        tokenizer=tiny_tokenizer,
+        cache_dir=str(tmp_path),
+        generate={"rows": None, "screen": False, "seed": 1},
+    )
+    taken = list(itertools.islice(iter(rows), 520))
+    assert len(taken) == 520 and len({r["query_id"] for r in taken}) > 500
+    with pytest.raises(OptionError, match="stream"):
+        load_dataset(
+            "ruler",
+            "niah_single_1_2k",
+            split="dev",
+            tokenizer=tiny_tokenizer,
+            cache_dir=str(tmp_path),
+            generate={"rows": None},
+        )
