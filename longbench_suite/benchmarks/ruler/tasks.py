@@ -1,5 +1,7 @@
-"""RULER's 13 tasks (``scripts/synthetic.yaml`` at :data:`RULER_COMMIT`), each one declaration: the
-RULER script (family) it runs, that script's arguments, and the sources it reads (``docs/ruler.md``).
+"""RULER's tasks (``scripts/synthetic.yaml`` at :data:`RULER_COMMIT`), each one declaration: the RULER
+script (family) it runs, that script's arguments, and the sources it reads (``docs/ruler.md``). The
+eight NIAH tasks are declared; each other family is one :func:`ruler_task` line once its generator
+module is in :mod:`longbench_suite.generate`.
 
 Every family is a module of :mod:`longbench_suite.generate` exposing ``ruler_rows(task_args, counter, *,
 max_seq_length, tokens_to_generate, template, answer_prefix, num_samples, seed, pre_samples, <sources>,
