@@ -247,6 +247,11 @@ class RulerTask(Task):
 
     # -- prompt modes -------------------------------------------------------------------------------
 
+    def completion(self) -> Mode:
+        """RULER's own mode: its ``base`` model template (``{task_template}``), the answer prefix appended."""
+        text = Text.of(self.script)
+        return Mode("completion", text.template + text.answer_prefix, text.tokens_to_generate)
+
     def mode(self, length: str, env: BuildEnv, options: Options) -> Mode:
         """The prompt mode of ``options`` and ``chat_template=`` (``docs/ruler.md`` §5)."""
         text = Text.of(self.script)
@@ -258,7 +263,7 @@ class RulerTask(Task):
                     f"{env.config_name}: chat_template= puts the prompt in a chat; with prompt='completion' "
                     "there is none (leave out chat_template=, or ask for prompt='assistant' or 'user')"
                 )
-            return Mode(prompt, base, text.tokens_to_generate)
+            return self.completion()
         if prompt == "assistant":
             chat = env.chat_template
             if chat is None:
@@ -324,7 +329,7 @@ class RulerTask(Task):
             records = self.rows(length, env, values, mode, seed=EVAL_SEED, num_samples=EVAL_SAMPLES)
             seed = EVAL_SEED
         else:
-            excluded = self.screen(length, env, values, mode, options)
+            excluded = self.screen(length, env, files, values, mode, options)
             records = self.rows(
                 length, env, values, mode, seed=options.seed, num_samples=options.rows, excluded=excluded
             )
@@ -374,25 +379,24 @@ class RulerTask(Task):
         """The ``eval`` configs ``dev`` avoids: every listed length and its own."""
         return tuple(dict.fromkeys([*self.lengths, length]))
 
-    def screen(self, length: str, env: BuildEnv, values, mode: Mode, options: Options) -> frozenset[str]:
+    def screen(
+        self, length: str, env: BuildEnv, files, values, mode: Mode, options: Options
+    ) -> frozenset[str]:
         """Every string of the ``eval`` records ``dev`` must avoid (the task's own ``screen_strings``), at
         :meth:`screen_lengths` in RULER's completion mode and at ``length`` in this build's mode; each
-        eval config's set is kept on disk."""
+        eval config's set is kept on disk, keyed by the source files read and the user's essay text."""
         if not options.screen:
             return frozenset()
-        completion = Mode(
-            "completion",
-            Text.of(self.script).template + Text.of(self.script).answer_prefix,
-            Text.of(self.script).tokens_to_generate,
-        )
+        completion = self.completion()
         configs = [(n, completion) for n in self.screen_lengths(length)]
         if mode != completion:
             configs.append((length, mode))
+        inputs = [*files.values(), *(v for v in values.values() if isinstance(v, str))]
         found: set[str] = set()
         for n, m in configs:
-            what = ("screen", self.name, n, m, env.tokenizer.identity, env.source_identity, options.essay)
+            what = ("screen", self.name, n, m, env.tokenizer.identity, env.source_identity)
             found |= SCREENS.get(
-                what, (), lambda n=n, m=m: self.eval_strings(n, env, values, m), cache_root=env.cache_root
+                what, inputs, lambda n=n, m=m: self.eval_strings(n, env, values, m), cache_root=env.cache_root
             )
         return frozenset(found)
 
