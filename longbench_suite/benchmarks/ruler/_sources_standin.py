@@ -27,3 +27,7 @@ def read_essays(file: FileRef) -> str:
     if "text" not in table.column_names:
         raise DataFormatError(f"{file.label}: has no column 'text'")
     return " ".join(table.column("text").to_pylist())
+
+
+#: each source's reader, by its name in :data:`SOURCES`
+READERS = {"essays": read_essays}

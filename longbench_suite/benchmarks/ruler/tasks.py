@@ -190,7 +190,7 @@ class RulerTask(Task):
     #: the task's arguments in ``synthetic.yaml``, as given there
     task_args: Mapping[str, Any]
     #: the generator's keyword argument -> the source (of ``sources.SOURCES``) read into it, by the
-    #: source's reader ``sources.read_<name>``
+    #: source's reader ``sources.READERS[name]``
     source_args: Mapping[str, str] = field(default_factory=dict)
     lengths: tuple[str, ...] = tuple(LENGTHS)
     fit: RulerFit = field(default_factory=RulerFit)
@@ -242,7 +242,7 @@ class RulerTask(Task):
             if arg == "essay" and options.essay is not None:
                 values[arg] = read_essay(options.essay)
             else:
-                values[arg] = getattr(sources, f"read_{name}")(files[arg])
+                values[arg] = sources.READERS[name](files[arg])
         return values
 
     # -- prompt modes -------------------------------------------------------------------------------
