@@ -302,3 +302,21 @@ def test_dev_streams_without_end(tiny_tokenizer, tmp_path):
             cache_dir=str(tmp_path),
             generate={"rows": None},
         )
+
+
+def test_predict_asks_a_user_mode_row_for_its_own_budget():
+    """A ``user``-mode row carries its larger generation budget in ``max_new_tokens``; ``predict`` asks for
+    it, and for the declaration's elsewhere."""
+    from longbench_suite.predict import request_for
+
+    task = BENCH.task("niah_single_1")
+    row = {
+        "use_chat_template": True,
+        "query_id": "q",
+        "input": "text",
+        "answer_prefix": "",
+        "max_new_tokens": 512,
+    }
+    request = request_for(task, 0, row)
+    assert request.chat and request.prompt == "text" and request.max_tokens == 512
+    assert request_for(task, 0, {**row, "max_new_tokens": None}).max_tokens == task.max_new_tokens == 128
