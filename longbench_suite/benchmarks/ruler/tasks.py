@@ -199,6 +199,8 @@ class RulerTask(Task):
 
     missing_split_reasons: ClassVar[Mapping[str, str]] = {}
     leakage_columns: ClassVar[tuple[str, ...]] = ()
+    #: every row of a split comes from one random stream, as RULER draws them: one shard, one process
+    shardable: ClassVar[bool] = False
 
     # -- lengths ------------------------------------------------------------------------------------
 
