@@ -20,7 +20,7 @@ SUITE = "longbench_suite"
 #: (``samples``)
 BENCHMARKS = {
     name: f"longbench_suite.benchmarks.{name}"
-    for name in ("helmet", "longbench", "lveval", "adaleval", "longbench_v2")
+    for name in ("helmet", "longbench", "lveval", "adaleval", "longbench_v2", "ruler")
 }
 
 

@@ -252,9 +252,9 @@ def _essay(b: Broken, data: bytes) -> None:
 
 
 def _essay_over_the_limit(b: Broken) -> None:
-    from longbench_suite.benchmarks.helmet import generated
+    from longbench_suite.generate import limits
 
-    b.patch.setattr(generated, "MAX_ESSAY_BYTES", 100)
+    b.patch.setattr(limits, "MAX_ESSAY_BYTES", 100)
     _essay(b, b"A sentence of an essay. " * 10)
 
 

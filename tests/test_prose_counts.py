@@ -111,6 +111,10 @@ CLAIMS: list[tuple[str, str, Callable[[], tuple]]] = [
     ("README.md", r"the (\w+) levels share one download", lambda: (len(spec("lveval").lengths),)),
     ("docs/lveval.md", r"Each zip holds the (\w+) length levels", lambda: (len(spec("lveval").lengths),)),
     ("docs/adaleval.md", r"describe the same (\w+) tasks", lambda: (len(_listed("adaleval")),)),
+    ("README.md", r"\| (\d+) tasks \(`niah_single_1`, …\) × `([\w ]+)`", lambda: (
+        len(_listed("ruler")),
+        _lengths("ruler"),
+    )),
 ]  # fmt: skip
 
 

@@ -19,7 +19,7 @@ intercepted_binops
 code_generator_class
 __self
 
-# NLTK's PunktParameters, set for PunktSentenceTokenizer to read (benchmarks/helmet/sentences.py)
+# NLTK's PunktParameters, set for PunktSentenceTokenizer to read (generate/sentences.py)
 _.abbrev_types
 _.collocations
 _.sent_starters

@@ -14,11 +14,13 @@ PROMPT_FIELD = "generated_prompt"
 
 @dataclass(frozen=True)
 class GeneratedPrompt:
-    """The completion prompt a generator made, what it appended after the user turn, and its tokens."""
+    """The completion prompt a generator made, what it appended after the user turn, its tokens, and the
+    identity of the chat template it rendered the user turn in (``None``: none)."""
 
     text: str
     suffix: str
     tokens: int
+    chat_template: str | None = None
 
 
 @dataclass(frozen=True)
@@ -30,4 +32,4 @@ class FitsByConstruction(CutContextTail):
         made: GeneratedPrompt = fields[PROMPT_FIELD]
         if budget is not None and made.tokens > budget.limit:
             raise RuntimeError(f"{what}: a generated prompt of {made.tokens} tokens exceeds {budget.tokens}")
-        return Fitted(made.text, made.suffix, fields, made.tokens)
+        return Fitted(made.text, made.suffix, fields, made.tokens, chat_template=made.chat_template)

@@ -8,4 +8,8 @@
 - :mod:`.kv` — JSON KV (HELMET's key-value retrieval) rows;
 - :mod:`.qa` — RULER's QA rows (SQuAD, HotpotQA documents around a question), as its ``qa.py`` writes them.
 - :mod:`.common_words` — RULER's common-words extraction (``cwe``) records, byte for byte.
+- :mod:`.niah_ruler` — RULER's ``niah.py`` end to end (HELMET's ``recipe="ruler"``, the ``ruler``
+  benchmark's NIAH tasks); each RULER family module exposes ``ruler_rows`` and ``screen_strings``;
+- :mod:`.sentences` — NLTK's English Punkt (the essay haystack; ALCE's citations);
+- :mod:`.limits` — what a generated config may ask for (length, rows, essay file).
 """

@@ -48,14 +48,16 @@ class Request:
 
 
 def request_for(task: Task, index: int, row: Mapping[str, Any]) -> Request:
-    """The request of one row of ``task``'s split; the row says the mode, the declaration the rest."""
+    """The request of one row of ``task``'s split; the row says the mode, the declaration the rest. A row
+    whose ``max_new_tokens`` column differs from the declaration (a RULER row in ``prompt="user"`` mode,
+    sized for a reasoning model's budget) is asked for that many tokens."""
     chat = bool(row["use_chat_template"])
     return Request(
         index=index,
         query_id=str(row["query_id"]),
         chat=chat,
         prompt=user_turn(dict(row)) if chat else row["input"],
-        max_tokens=task.max_new_tokens,
+        max_tokens=int(row.get("max_new_tokens") or task.max_new_tokens),
         generation=task.generation,
     )
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from longbench_suite import registry
 
-NAMES = ("helmet", "longbench", "lveval", "adaleval", "longbench_v2")
+NAMES = ("helmet", "longbench", "lveval", "adaleval", "longbench_v2", "ruler")
 
 
 @dataclass(frozen=True)

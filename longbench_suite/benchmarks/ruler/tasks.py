@@ -1,0 +1,527 @@
+"""RULER's tasks (``scripts/synthetic.yaml`` at :data:`RULER_COMMIT`), each one declaration: the RULER
+script (family) it runs, that script's arguments, and the sources it reads (``docs/ruler.md``). The
+eight NIAH tasks are declared; each other family is one :func:`ruler_task` line once its generator
+module is in :mod:`longbench_suite.generate`.
+
+Every family is a module of :mod:`longbench_suite.generate` exposing ``ruler_rows(task_args, counter, *,
+max_seq_length, tokens_to_generate, template, answer_prefix, num_samples, seed, pre_samples, <sources>,
+excluded)`` (RULER's jsonl records, key for key) and ``screen_strings(record)``. ``eval`` is RULER's own
+rows (500, seed 42, template ``base``); ``dev`` is fresh rows from another seed, screened against
+``eval`` (§4). The prompt modes (§5) are one option, ``generate={"prompt": ...}``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, ClassVar
+
+from longbench_suite.errors import OptionError
+from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
+from longbench_suite.fit.rules import InputBudget
+from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
+from longbench_suite.instance import Instance, Plan
+from longbench_suite.memo import Codec, Memo
+from longbench_suite.partition.leakage import LeakageRule
+from longbench_suite.render import PromptTemplate
+from longbench_suite.row import query_id
+from longbench_suite.task import BuildEnv, Task
+
+from . import _sources_standin as sources
+from .lengths import LENGTHS
+
+#: the RULER commit whose scripts the rows reproduce (the parity fixtures' commit, 2026-07-22)
+RULER_COMMIT = "c3f5e3b4f87f97e048793bb510a3a6b19a46bf3a"
+#: RULER's defaults (``scripts/config_tasks.sh``, ``prepare.py``): what ``eval`` is
+EVAL_SAMPLES = 500
+EVAL_SEED = 42
+#: the seed ``dev`` draws from unless told: below 42, so no chunked RULER run (seed ``42 + chunk``) made it
+DEV_SEED = 0
+#: HELMET's choice (``docs/ruler.md`` §2): RULER needs a tokenizer to size a row, and names none
+DEFAULT_TOKENIZER = "meta-llama/Llama-2-7b-hf"
+#: the prompt modes (``docs/ruler.md`` §5)
+PROMPTS = ("completion", "assistant", "user")
+#: the generation budget of ``prompt="user"`` unless told: an eighth of the length (RULER's maintainers'
+#: 16K of 128K, NVIDIA/RULER#99), never less than the task's own
+USER_BUDGET_SHARE = 8
+MARK = "\x00user\x00"
+
+#: the generator module of each RULER script (``longbench_suite/generate/<module>.py``)
+MODULES = {
+    "niah": "niah_ruler",
+    "variable_tracking": "variable_tracking",
+    "common_words_extraction": "common_words",
+    "freq_words_extraction": "freq_words",
+    "qa": "qa",
+}
+
+
+@dataclass(frozen=True)
+class Text:
+    """A RULER script's entry of ``scripts/data/synthetic/constants.py``, as its generator module states
+    it (``TEMPLATE``, ``ANSWER_PREFIX``, ``TOKENS_TO_GENERATE``)."""
+
+    template: str
+    answer_prefix: str
+    tokens_to_generate: int
+
+    @classmethod
+    def of(cls, script: str) -> Text:
+        module = generator(script)
+        return cls(module.TEMPLATE, module.ANSWER_PREFIX, module.TOKENS_TO_GENERATE)
+
+
+def generator(script: str) -> ModuleType:
+    """The generator module of a RULER script (``longbench_suite/generate/<module>.py``)."""
+    return importlib.import_module(f"longbench_suite.generate.{MODULES[script]}")
+
+
+#: RULER's groups of its tasks (the paper's categories), in the order the tables report them
+CATEGORIES = {
+    "niah": "Retrieval",
+    "variable_tracking": "Multi-hop Tracing",
+    "common_words_extraction": "Aggregation",
+    "freq_words_extraction": "Aggregation",
+    "qa": "Question Answering",
+}
+#: the strings of each ``eval`` record a ``dev`` row avoids, kept on disk per eval config
+#: (``<cache>/longbench_suite/sources/memo/ruler-screen/``)
+SCREENS: Memo[frozenset[str]] = Memo("ruler-screen", entries=8, codec=Codec(dump=sorted, load=frozenset))
+
+
+@dataclass(frozen=True)
+class Options:
+    """``generate={...}`` of a ``ruler`` config (``docs/ruler.md`` §4-5)."""
+
+    #: ``dev``'s seed and rows (``eval`` is always RULER's 500 rows of seed 42)
+    seed: int = DEV_SEED
+    rows: int | None = EVAL_SAMPLES
+    #: screen ``dev`` against ``eval``'s keys, values, variables and questions
+    screen: bool = True
+    #: RULER's own ``PaulGrahamEssays.json`` (or plain text) instead of the declared essay source
+    essay: str | None = None
+    prompt: str | None = None  # completion, assistant (under chat_template=) or user
+    #: the generation budget of ``prompt="user"`` (default: an eighth of the length)
+    tokens_to_generate: int | None = None
+
+    @classmethod
+    def of(cls, given: Mapping[str, Any] | None, where: str) -> Options:
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(cls.__dataclass_fields__))
+        if unknown:
+            raise OptionError(
+                f"{where}: unknown generate option(s) {unknown}; known: {sorted(cls.__dataclass_fields__)}"
+            )
+        options = cls(**given)
+        if type(options.seed) is not int:
+            raise OptionError(f"{where}: generate seed must be an integer, got {options.seed!r}")
+        if options.seed == EVAL_SEED:
+            raise OptionError(
+                f"{where}: generate seed {EVAL_SEED} is eval's (RULER's own rows); dev draws from"
+                " another seed"
+            )
+        check_rows(options.rows, where)
+        if type(options.screen) is not bool:
+            raise OptionError(f"{where}: generate screen must be true or false, got {options.screen!r}")
+        if options.prompt is not None and options.prompt not in PROMPTS:
+            raise OptionError(f"{where}: generate prompt must be one of {PROMPTS}, got {options.prompt!r}")
+        budget = options.tokens_to_generate
+        if budget is not None and (type(budget) is not int or budget <= 0):
+            raise OptionError(
+                f"{where}: generate tokens_to_generate must be a positive integer, got {budget!r}"
+            )
+        if budget is not None and options.prompt != "user":
+            raise OptionError(
+                f"{where}: generate tokens_to_generate is the budget of prompt='user' (RULER's own otherwise)"
+            )
+        return options
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How a row is prompted: the template RULER's script is given, the generation budget it sizes
+    with, and the row's ``answer_prefix`` and chat flag (``docs/ruler.md`` §5)."""
+
+    name: str
+    template: str
+    tokens_to_generate: int
+    chat_template: str | None = None  # the identity of the chat template the prompt is rendered in
+
+    @property
+    def prefill(self) -> bool:
+        """The answer prefix ends the prompt (RULER's way); ``user``: it is part of the user turn."""
+        return self.name != "user"
+
+
+@dataclass(frozen=True)
+class RulerFit(FitsByConstruction):
+    """RULER's budget, met by its own sizing: ``len(tokens(input)) + tokens_to_generate <= max_seq_length``
+    with the tokens counted without special tokens; ``input_tokens`` counts them, so a row may have up
+    to :data:`SPECIAL_TOLERANCE` more than the budget's tokens (a BOS, an EOS)."""
+
+    def budget(self, task: Task, length: str, max_input_tokens: int | None) -> InputBudget:
+        if max_input_tokens is not None:
+            raise OptionError(
+                f"{task.config_name(length)}: a ruler row is sized by its length, as RULER sizes it; ask "
+                f"for another length (e.g. {task.name}_{max_input_tokens + task.max_new_tokens}) instead "
+                "of max_input_tokens"
+            )
+        return InputBudget(
+            task.window(length) - task.max_new_tokens,
+            rule="max_length − tokens_to_generate, counted without special tokens (RULER)",
+            tolerance=SPECIAL_TOLERANCE,
+        )
+
+
+#: special tokens a tokenizer may add to a count that RULER's excludes
+SPECIAL_TOLERANCE = 2
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class RulerTask(Task):
+    """One task of RULER's ``synthetic.yaml``: its script, that script's arguments, its sources."""
+
+    #: the RULER script (its ``constants.py`` key): ``niah``, ``variable_tracking``, ``qa``, ...
+    script: str
+    #: the task's arguments in ``synthetic.yaml``, as given there
+    task_args: Mapping[str, Any]
+    #: the generator's keyword argument -> the source (of ``sources.SOURCES``) read into it, by the
+    #: source's reader ``sources.READERS[name]``
+    source_args: Mapping[str, str] = field(default_factory=dict)
+    lengths: tuple[str, ...] = tuple(LENGTHS)
+    fit: RulerFit = field(default_factory=RulerFit)
+    use_chat_template: bool = False
+    default_tokenizer: str = DEFAULT_TOKENIZER
+
+    missing_split_reasons: ClassVar[Mapping[str, str]] = {}
+    leakage_columns: ClassVar[tuple[str, ...]] = ()
+    #: every row of a split comes from one random stream, as RULER draws them: one shard, one process
+    shardable: ClassVar[bool] = False
+
+    # -- lengths ------------------------------------------------------------------------------------
+
+    def accepts_length(self, length: str) -> bool:
+        tokens = parse_length(length)
+        return tokens is not None and tokens > self.max_new_tokens
+
+    def window(self, length: str) -> int:
+        return parse_length(length)
+
+    def max_length(self, length: str) -> int:
+        return parse_length(length)
+
+    def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
+        given = Options.of(options, self.name)
+        if given.essay is not None:
+            read_essay(given.essay)  # its size and content, before any work
+        check_length(f"{self.name}_{length or ''}", length)
+
+    def unbounded(self, options: Mapping[str, Any] | None) -> bool:
+        return Options.of(options, self.name).rows is None
+
+    # -- sources ------------------------------------------------------------------------------------
+
+    def generator(self) -> ModuleType:
+        return generator(self.script)
+
+    def sources(self, length: str) -> dict:
+        return {arg: sources.SOURCES[name] for arg, name in self.source_args.items()}
+
+    def sources_to_read(self, length: str, env: BuildEnv) -> dict:
+        found = self.sources(length)
+        if Options.of(env.generate, env.config_name).essay is not None:
+            found.pop("essay", None)  # the user's essay file replaces the declared one
+        return found
+
+    def source_values(self, files, options: Options) -> dict[str, Any]:
+        """The generator's source arguments, read (the essay: the user's file when given)."""
+        values = {}
+        for arg, name in self.source_args.items():
+            if arg == "essay" and options.essay is not None:
+                values[arg] = read_essay(options.essay)
+            else:
+                values[arg] = sources.READERS[name](files[arg])
+        return values
+
+    # -- prompt modes -------------------------------------------------------------------------------
+
+    def completion(self) -> Mode:
+        """RULER's own mode: its ``base`` model template (``{task_template}``), the answer prefix appended."""
+        text = Text.of(self.script)
+        return Mode("completion", text.template + text.answer_prefix, text.tokens_to_generate)
+
+    def mode(self, length: str, env: BuildEnv, options: Options) -> Mode:
+        """The prompt mode of ``options`` and ``chat_template=`` (``docs/ruler.md`` §5)."""
+        text = Text.of(self.script)
+        base = text.template + text.answer_prefix  # RULER's "base" model template: "{task_template}"
+        prompt = options.prompt or ("assistant" if env.chat_template is not None else "completion")
+        if prompt == "completion":
+            if env.chat_template is not None:
+                raise OptionError(
+                    f"{env.config_name}: chat_template= puts the prompt in a chat; with prompt='completion' "
+                    "there is none (leave out chat_template=, or ask for prompt='assistant' or 'user')"
+                )
+            return self.completion()
+        if prompt == "assistant":
+            chat = env.chat_template
+            if chat is None:
+                raise OptionError(
+                    f"{env.config_name}: generate prompt='assistant' renders the prompt in a chat template: "
+                    "give chat_template= (e.g. chat_template='tokenizer')"
+                )
+            head, tail = chat.render(MARK).split(MARK)
+            escaped = [part.replace("{", "{{").replace("}", "}}") for part in (head, tail)]
+            # prepare.py: model_template.format(task_template=...) + answer_prefix
+            return Mode(
+                prompt,
+                escaped[0] + text.template + escaped[1] + text.answer_prefix,
+                text.tokens_to_generate,
+                chat.identity,
+            )
+        budget = options.tokens_to_generate or max(
+            text.tokens_to_generate, self.max_length(length) // USER_BUDGET_SHARE
+        )
+        if budget >= self.max_length(length):
+            raise OptionError(
+                f"{env.config_name}: generate tokens_to_generate {budget} leaves no room for the input "
+                f"({self.max_length(length)} tokens)"
+            )
+        return Mode(prompt, base, budget)
+
+    # -- rows ---------------------------------------------------------------------------------------
+
+    def rows(
+        self,
+        length: str,
+        env: BuildEnv,
+        values: Mapping[str, Any],
+        mode: Mode,
+        *,
+        seed: int,
+        num_samples: int | None,
+        excluded: frozenset[str] = frozenset(),
+    ) -> Iterator[dict]:
+        """RULER's records of this task (its script's ``ruler_rows``)."""
+        return self.generator().ruler_rows(
+            dict(self.task_args),
+            env.tokenizer,
+            max_seq_length=self.max_length(length),
+            tokens_to_generate=mode.tokens_to_generate,
+            template=mode.template,
+            answer_prefix=Text.of(self.script).answer_prefix,
+            num_samples=num_samples,
+            seed=seed,
+            **values,
+            excluded=excluded,
+        )
+
+    def plan(self, split: str, length: str, files, env: BuildEnv) -> Plan:
+        # one random stream for all rows, as RULER draws them: the split is one shard
+        options = Options.of(env.generate, env.config_name)
+        return Plan(None, shared=(self.source_values(files, options), self.mode(length, env, options)))
+
+    def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
+        options = Options.of(env.generate, env.config_name)
+        values, mode = plan.shared
+        if split == "eval":
+            records = self.rows(length, env, values, mode, seed=EVAL_SEED, num_samples=EVAL_SAMPLES)
+            seed = EVAL_SEED
+        else:
+            excluded = self.screen(length, env, files, values, mode, options)
+            records = self.rows(
+                length, env, values, mode, seed=options.seed, num_samples=options.rows, excluded=excluded
+            )
+            seed = options.seed
+        specials = env.tokenizer.count("x") - env.tokenizer.count("x", special=False)
+        for number, record in zip(itertools.count(), records):
+            yield self.instance(record, number, seed, mode, specials)
+
+    def instance(self, record: dict, number: int, seed: int, mode: Mode, specials: int) -> Instance:
+        prefix = record["answer_prefix"]
+        text = record["input"] + prefix
+        tokens = record["length"] - mode.tokens_to_generate + specials
+        answers = list(record["outputs"])
+        screened = sorted(self.generator().screen_strings(record))
+        metadata = {
+            "ruler_task": self.name,
+            "script": self.script,
+            "seed": seed,
+            "row": number,
+            "prompt": mode.name,
+            "tokens_to_generate": mode.tokens_to_generate,
+            "ruler_index": record.get("index"),
+        }
+        columns = {
+            "length": record["length"],
+            "token_position_answer": record.get("token_position_answer"),
+            "screened": screened,
+            "metadata": json.dumps(metadata, ensure_ascii=False),
+        }
+        if not mode.prefill:  # the prefix stays in the user turn; the model answers after it
+            columns.update(use_chat_template=True, max_new_tokens=mode.tokens_to_generate)
+        return Instance(
+            query_id=query_id("ruler", self.name, *screened),
+            fields={
+                PROMPT_FIELD: GeneratedPrompt(
+                    text, prefix if mode.prefill else "", tokens, mode.chat_template
+                )
+            },
+            output=", ".join(answers),
+            answers=answers,
+            columns=columns,
+        )
+
+    # -- dev's screen against eval ------------------------------------------------------------------
+
+    def screen_lengths(self, length: str) -> tuple[str, ...]:
+        """The ``eval`` configs ``dev`` avoids: every listed length and its own."""
+        return tuple(dict.fromkeys([*self.lengths, length]))
+
+    def screen(
+        self, length: str, env: BuildEnv, files, values, mode: Mode, options: Options
+    ) -> frozenset[str]:
+        """Every string of the ``eval`` records ``dev`` must avoid (the task's own ``screen_strings``), at
+        :meth:`screen_lengths` in RULER's completion mode and at ``length`` in this build's mode; each
+        eval config's set is kept on disk, keyed by the source files read and the user's essay text."""
+        if not options.screen:
+            return frozenset()
+        completion = self.completion()
+        configs = [(n, completion) for n in self.screen_lengths(length)]
+        if mode != completion:
+            configs.append((length, mode))
+        inputs = [*files.values(), *(v for v in values.values() if isinstance(v, str))]
+        found: set[str] = set()
+        for n, m in configs:
+            what = ("screen", self.name, n, m, env.tokenizer.identity, env.source_identity)
+            found |= SCREENS.get(
+                what, inputs, lambda n=n, m=m: self.eval_strings(n, env, values, m), cache_root=env.cache_root
+            )
+        return frozenset(found)
+
+    def eval_strings(self, length: str, env: BuildEnv, values, mode: Mode) -> frozenset[str]:
+        strings: set[str] = set()
+        screen = self.generator().screen_strings
+        for record in self.rows(length, env, values, mode, seed=EVAL_SEED, num_samples=EVAL_SAMPLES):
+            strings |= screen(record)
+        return frozenset(strings)
+
+    # -- reports ------------------------------------------------------------------------------------
+
+    def expected_sizes(self, length: str) -> Mapping[str, int]:
+        return {"eval": EVAL_SAMPLES}
+
+    def facts(self, length: str) -> dict:
+        return {
+            "RULER script": f"scripts/data/synthetic/{self.script}.py at {RULER_COMMIT[:7]}",
+            "arguments": dict(self.task_args),
+            "max_seq_length": self.max_length(length),
+            "tokens_to_generate": self.max_new_tokens,
+        }
+
+    def card_columns(self) -> dict[str, str]:
+        args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
+        return {"RULER script": f"`{self.script}` ({args})"}
+
+
+LEAKAGE_REASON = "no dev row asks for a key, value, variable or question of the task's eval rows"
+
+
+def ruler_task(
+    name: str,
+    script: str,
+    task_args: Mapping[str, Any],
+    *,
+    metric: str = "string_match_all",
+    description: str,
+    **source_args: str,
+) -> RulerTask:
+    """One task of ``synthetic.yaml``: its name, its script, its arguments there, and its sources."""
+    text = Text.of(script)
+    return RulerTask(
+        name=name,
+        description=description,
+        script=script,
+        task_args=task_args,
+        source_args=source_args,
+        template=PromptTemplate(text.template, text.answer_prefix),
+        metric=metric,
+        category=CATEGORIES[script],
+        max_new_tokens=text.tokens_to_generate,
+        leakage=LeakageRule(
+            columns=(), reason=LEAKAGE_REASON, pattern=r"(?s)(.+)", scanned=("screened",), reference=name
+        ),
+    )
+
+
+def _niah(k: int = 1, v: int = 1, q: int = 1, *, haystack: str, keys: str = "words", values: str = "numbers"):
+    return dict(
+        type_haystack=haystack,
+        type_needle_k=keys,
+        type_needle_v=values,
+        num_needle_k=k,
+        num_needle_v=v,
+        num_needle_q=q,
+    )
+
+
+ESSAY = {"essay": "essays"}
+
+TASKS = (
+    ruler_task(
+        "niah_single_1",
+        "niah",
+        _niah(haystack="noise"),
+        description="One needle (word key, 7-digit value) in repeated noise sentences.",
+    ),
+    ruler_task(
+        "niah_single_2",
+        "niah",
+        _niah(haystack="essay"),
+        **ESSAY,
+        description="One needle (word key, 7-digit value) in Paul Graham's essays.",
+    ),
+    ruler_task(
+        "niah_single_3",
+        "niah",
+        _niah(haystack="essay", values="uuids"),
+        **ESSAY,
+        description="One needle (word key, UUID value) in Paul Graham's essays.",
+    ),
+    ruler_task(
+        "niah_multikey_1",
+        "niah",
+        _niah(4, haystack="essay"),
+        **ESSAY,
+        description="Four needles with different keys in the essays; one is asked for.",
+    ),
+    ruler_task(
+        "niah_multikey_2",
+        "niah",
+        _niah(haystack="needle"),
+        description="One needle asked for among a haystack made of other needles.",
+    ),
+    ruler_task(
+        "niah_multikey_3",
+        "niah",
+        _niah(haystack="needle", keys="uuids", values="uuids"),
+        description="One UUID needle asked for among a haystack of other UUID needles.",
+    ),
+    ruler_task(
+        "niah_multivalue",
+        "niah",
+        _niah(v=4, haystack="essay"),
+        **ESSAY,
+        description="Four values hidden for one key in the essays; all four are asked for.",
+    ),
+    ruler_task(
+        "niah_multiquery",
+        "niah",
+        _niah(q=4, haystack="essay"),
+        **ESSAY,
+        description="Four needles in the essays; all four keys are asked for.",
+    ),
+)
