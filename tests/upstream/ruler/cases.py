@@ -1,0 +1,91 @@
+"""The recorded RULER cases and how to read their fixtures (standard library only).
+
+A case is one run of RULER's unchanged ``scripts/data/prepare.py`` for a task of its
+``scripts/synthetic.yaml``, a tokenizer (``llama2``: the Llama-2 tokenizer as an HF folder, RULER's
+``--tokenizer_type hf``; ``cl100k``: RULER's ``--tokenizer_type openai --tokenizer_path cl100k_base``),
+a ``max_seq_length``, 500 samples, seed 42 and model template ``base``. Its fixture
+``<task>-<tokenizer>-<length>.jsonl.gz`` holds the first ``FIRST_ROWS`` lines of RULER's
+``validation.jsonl`` verbatim; ``digests.json.gz`` holds, for every case, two 16-hex-digit sha256
+prefixes per row of all 500 (``line_digest`` of RULER's line, ``row_digest`` of the fields an eval row
+keeps); ``timings.json`` RULER's CPU seconds, wall seconds and peak RSS per case.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+INPUTS = HERE / "inputs"
+
+#: the 13 tasks of RULER's scripts/synthetic.yaml, in scripts/config_tasks.sh's order
+TASKS = (
+    "niah_single_1",
+    "niah_single_2",
+    "niah_single_3",
+    "niah_multikey_1",
+    "niah_multikey_2",
+    "niah_multikey_3",
+    "niah_multivalue",
+    "niah_multiquery",
+    "vt",
+    "cwe",
+    "fwe",
+    "qa_1",
+    "qa_2",
+)
+TOKENIZERS = ("llama2", "cl100k")
+LENGTHS = (2048, 8192)  # 2048 runs RULER's below-4096 branches (vt's and niah's steps, cwe's few-shot)
+SAMPLES = 500
+SEED = 42
+FIRST_ROWS = 5
+
+
+def case_name(task: str, tokenizer: str, length: int) -> str:
+    return f"{task}-{tokenizer}-{length}"
+
+
+CASES = [
+    {"name": case_name(task, tokenizer, length), "task": task, "tokenizer": tokenizer, "length": length}
+    for tokenizer in TOKENIZERS
+    for length in LENGTHS
+    for task in TASKS
+]
+
+
+def line_digest(line: str) -> str:
+    """Digest of one line RULER wrote (``json.dump(record)``, ASCII-escaped, without the newline)."""
+    return hashlib.sha256(line.encode("utf-8")).hexdigest()[:16]
+
+
+def row_digest(input_with_prefix: str, answer_prefix: str, answers: list[str], length: int) -> str:
+    """Digest of what an eval row keeps of RULER's record: ``input + answer_prefix``, ``answer_prefix``,
+    ``outputs`` (the row's answers) and ``length``."""
+    fields = [input_with_prefix, answer_prefix, list(answers), int(length)]
+    return hashlib.sha256(json.dumps(fields, ensure_ascii=False).encode("utf-8")).hexdigest()[:16]
+
+
+def record_row_digest(record: dict) -> str:
+    """``row_digest`` of one of RULER's records."""
+    prefix = record["answer_prefix"]
+    return row_digest(record["input"] + prefix, prefix, record["outputs"], record["length"])
+
+
+def first_lines(name: str) -> list[str]:
+    """RULER's first lines of a case, exactly as written (no newline)."""
+    with gzip.open(HERE / f"{name}.jsonl.gz", "rt", encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
+def first_records(name: str) -> list[dict]:
+    return [json.loads(line) for line in first_lines(name)]
+
+
+@cache
+def digests() -> dict[str, dict[str, list[str]]]:
+    """``{case: {"line": [...], "row": [...]}}``, one entry per row of all ``SAMPLES``."""
+    with gzip.open(HERE / "digests.json.gz", "rt", encoding="utf-8") as f:
+        return json.load(f)
