@@ -42,6 +42,16 @@ LENGTHS = (2048, 8192)  # 2048 runs RULER's below-4096 branches (vt's and niah's
 SAMPLES = 500
 SEED = 42
 FIRST_ROWS = 5
+#: the tasks whose haystack is the essay (``type_haystack: essay`` in synthetic.yaml)
+ESSAY_TASKS = ("niah_single_2", "niah_single_3", "niah_multikey_1", "niah_multivalue", "niah_multiquery")
+#: RULER's input files -> the names of the upstream files they stand for (what ``data_dir=`` holds for
+#: the library's sources: SQuAD's dev-v2.0.json, HotpotQA's hotpot_dev_distractor_v1.json, RULER's
+#: english_words.json); the essay goes to essay tasks as ``generate={"essay": <PaulGrahamEssays.json>}``
+DATA_DIR_FILES = {
+    "squad.json": "dev-v2.0.json",
+    "hotpotqa.json": "hotpot_dev_distractor_v1.json",
+    "english_words.json": "english_words.json",
+}
 
 
 def case_name(task: str, tokenizer: str, length: int) -> str:
@@ -54,6 +64,28 @@ CASES = [
     for length in LENGTHS
     for task in TASKS
 ]
+
+
+def write_gzip(path: Path, data: bytes) -> None:
+    """``data`` gzip-compressed with mtime 0 (same bytes every time), written atomically."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with gzip.GzipFile(tmp, "wb", mtime=0) as f:
+        f.write(data)
+    tmp.replace(path)
+
+
+def unpack_inputs(root: Path) -> dict[str, str]:
+    """The inputs as the library reads them: ``{"data_dir": <folder of DATA_DIR_FILES>, "essay":
+    <RULER's PaulGrahamEssays.json>}``, under ``root``."""
+    data = root / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    for ruler_name, upstream_name in DATA_DIR_FILES.items():
+        with gzip.open(INPUTS / f"{ruler_name}.gz", "rb") as f:
+            (data / upstream_name).write_bytes(f.read())
+    with gzip.open(INPUTS / "PaulGrahamEssays.json.gz", "rb") as f:
+        (root / "PaulGrahamEssays.json").write_bytes(f.read())
+    return {"data_dir": str(data), "essay": str(root / "PaulGrahamEssays.json")}
 
 
 def line_digest(line: str) -> str:

@@ -32,10 +32,13 @@ import gzip
 import json
 import random
 import string
+import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-INPUTS = HERE / "inputs"
+sys.path.insert(0, str(HERE))
+from cases import INPUTS, write_gzip  # noqa: E402
+
 ESSAY = HERE.parent / "ruler_niah" / "essay.json.gz"
 
 SYLLABLES = ["ka", "lo", "mer", "vin", "tra", "sel", "dor", "ban", "qui", "zel", "ro", "pha", "nu", "gal"]
@@ -201,14 +204,6 @@ def english_words(rng: random.Random, count: int = 24000) -> dict[str, str]:
         words.add("".join(rng.choice(letters) for _ in range(rng.randint(2, 5))))
     ordered = sorted(words)
     return {str(i): w for i, w in enumerate(ordered)}
-
-
-def write_gzip(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with gzip.GzipFile(tmp, "wb", mtime=0) as f:
-        f.write(data)
-    tmp.replace(path)
 
 
 def main() -> None:

@@ -51,6 +51,7 @@ from cases import (  # noqa: E402
     SEED,
     line_digest,
     record_row_digest,
+    write_gzip,
 )
 
 REPO = HERE.parents[2]
@@ -181,13 +182,6 @@ class Workspace:
             "wall_s": round(wall, 2),
             "max_rss_mb": round(usage.ru_maxrss / 1024, 1),
         }
-
-
-def write_gzip(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(".tmp")
-    with gzip.GzipFile(tmp, "wb", mtime=0) as f:
-        f.write(data)
-    tmp.replace(path)
 
 
 def store(name: str, digests: dict, timing: dict) -> None:
