@@ -113,6 +113,8 @@ def test_bad_rows_and_names():
     with pytest.raises(DataFormatError, match="'answers'"):
         metrics.task_scoring("vt").row("x", {"answers": "VAR"})
     with pytest.raises(DataFormatError, match="'answers'"):
+        scoring.row("x", {"answers": ["a", None]})
+    with pytest.raises(DataFormatError, match="'answers'"):
         scoring.row("x", {"input": "x"})
     with pytest.raises(UnknownNameError, match="qa_3"):
         metrics.task_scoring("qa_3")

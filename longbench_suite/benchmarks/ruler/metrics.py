@@ -35,8 +35,8 @@ def postprocess_pred(prediction: str) -> str:
 
 
 def _references(references: Sequence[str]) -> Sequence[str]:
-    if isinstance(references, str) or not references:
-        raise DataFormatError(f"'answers' must be a non-empty list of references, got {references!r}")
+    if isinstance(references, str) or not references or not all(isinstance(r, str) for r in references):
+        raise DataFormatError(f"'answers' must be a non-empty list of strings, got {references!r}")
     return references
 
 
