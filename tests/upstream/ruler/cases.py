@@ -7,7 +7,8 @@ a ``max_seq_length``, 500 samples, seed 42 and model template ``base``. Its fixt
 ``<task>-<tokenizer>-<length>.jsonl.gz`` holds the first ``FIRST_ROWS`` lines of RULER's
 ``validation.jsonl`` verbatim; ``digests.json.gz`` holds, for every case, two 16-hex-digit sha256
 prefixes per row of all 500 (``line_digest`` of RULER's line, ``row_digest`` of the fields an eval row
-keeps); ``timings.json`` RULER's CPU seconds, wall seconds and peak RSS per case.
+keeps); ``timings.json`` RULER's CPU seconds, wall seconds and peak RSS per case. ``CHUNK_CASES``
+are recorded the same way (their rows: ``SAMPLES // 2``).
 """
 
 from __future__ import annotations
@@ -63,6 +64,20 @@ CASES = [
     for tokenizer in TOKENIZERS
     for length in LENGTHS
     for task in TASKS
+]
+#: the second of two chunks of a QA run (prepare.py --chunk_idx 1 --chunk_amount 2): 250 rows, seed 43,
+#: qa.py's --pre_samples 250, so its questions are 250-499 (for the generators' ``pre_samples``; the
+#: benchmark's eval is one chunk)
+CHUNK_CASES = [
+    {
+        "name": f"{case_name(task, 'llama2', 2048)}-chunk1of2",
+        "task": task,
+        "tokenizer": "llama2",
+        "length": 2048,
+        "chunk_idx": 1,
+        "chunk_amount": 2,
+    }
+    for task in ("qa_1", "qa_2")
 ]
 
 

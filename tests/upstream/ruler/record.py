@@ -45,6 +45,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from cases import (  # noqa: E402
     CASES,
+    CHUNK_CASES,
     FIRST_ROWS,
     INPUTS,
     SAMPLES,
@@ -193,17 +194,18 @@ def store(name: str, digests: dict, timing: dict) -> None:
         all_digests = json.loads(gzip.decompress(digest_file.read_bytes())) if digest_file.exists() else {}
         all_timings = json.loads(timing_file.read_text()) if timing_file.exists() else {}
         all_digests[name], all_timings[name] = digests, timing
-        ordered = {c["name"]: all_digests[c["name"]] for c in CASES if c["name"] in all_digests}
+        ordered = {c["name"]: all_digests[c["name"]] for c in CASES + CHUNK_CASES if c["name"] in all_digests}
         write_gzip(digest_file, json.dumps(ordered, indent=0).encode())
-        ordered = {c["name"]: all_timings[c["name"]] for c in CASES if c["name"] in all_timings}
+        ordered = {c["name"]: all_timings[c["name"]] for c in CASES + CHUNK_CASES if c["name"] in all_timings}
         timing_file.write_text(json.dumps(ordered, indent=1) + "\n")
 
 
 def record_fixtures(part: str) -> None:
     with Workspace() as ws, tempfile.TemporaryDirectory(prefix="ruler-rows-") as tmp:
-        for case in [c for c in CASES if part in c["name"]]:
+        for case in [c for c in CASES + CHUNK_CASES if part in c["name"]]:
             out = Path(tmp, case["name"])
-            timing = ws.run(case["task"], case["tokenizer"], case["length"], out)
+            chunk = case.get("chunk_idx", 0), case.get("chunk_amount", 1)
+            timing = ws.run(case["task"], case["tokenizer"], case["length"], out, SAMPLES, SEED, *chunk)
             lines = (out / case["task"] / "validation.jsonl").read_text(encoding="utf-8").splitlines()
             first = "".join(f"{x}\n" for x in lines[:FIRST_ROWS])
             write_gzip(HERE / f"{case['name']}.jsonl.gz", first.encode("utf-8"))
