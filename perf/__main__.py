@@ -58,7 +58,7 @@ def main() -> None:
         "generate": lambda: generate.main(3 if quick else None),
         "downloads": lambda: downloads.main(100 if quick else 500),
         # per row only: the whole 13 x 6 x 500 eval build takes RULER hours (python -m perf.ruler --whole)
-        "ruler": lambda: ruler.main(rows=2 if quick else None),
+        "ruler": lambda: ruler.main(rows=10 if quick else None, ruler_rows_asked=20 if quick else None),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:
