@@ -35,6 +35,7 @@ def main() -> None:
         multilength,
         num_proc,
         predict,
+        ruler,
         streaming,
         tokenize,
         truncation,
@@ -58,6 +59,8 @@ def main() -> None:
         "num_proc": lambda: (num_proc.main(), num_proc.main(rag_questions=150 if quick else 600)),
         "generate": lambda: generate.main(3 if quick else None),
         "downloads": lambda: downloads.main(100 if quick else 500),
+        # per row only: the whole 13 x 6 x 500 eval build takes RULER hours (python -m perf.ruler --whole)
+        "ruler": lambda: ruler.main(rows=10 if quick else None, ruler_rows_asked=20 if quick else None),
     }
     unknown = set(args.only or ()) - set(runs)
     if unknown:
