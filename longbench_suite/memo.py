@@ -16,7 +16,8 @@ offsets, a tokenized piece of text — goes through a :class:`Memo` and the :cla
 **Tiers.** Each memo keeps its last ``entries`` results in memory. A memo given a :class:`Codec` also
 keeps results on disk (JSON under ``<cache_root>/memo/<name>/``), but only results whose inputs all
 have a durable identity (no remote file); a stored result that cannot be read is computed again, and
-writes are atomic.
+writes are atomic. A result too large for JSON is kept as a file of its own under the same key rule
+(:meth:`Memo.file_path`; e.g. :mod:`.records.stored`'s Arrow copies of parsed JSON arrays).
 """
 
 from __future__ import annotations
@@ -195,6 +196,16 @@ class Memo(Generic[T]):
     def clear(self) -> None:
         """Forget what this process holds in memory (what is on disk stays)."""
         self._memory.clear()
+
+    def file_path(self, what: Hashable, inputs: Sequence[object], *, cache_root: str | None, suffix: str) -> str | None:
+        """Where a result kept as a file of its own (``<key>.<suffix>``, written and read by the caller,
+        e.g. an Arrow file too large for JSON) is stored for ``what`` over ``inputs``; ``None`` when it
+        may not be kept on disk (no cache root, or an input without a durable identity)."""
+        identities = [_identity(item) for item in inputs]
+        if not cache_root or not all(durable for _, durable in identities):
+            return None
+        key = self._key(what, identities)
+        return os.path.join(cache_root, "memo", self.name, key[:2], f"{key}.{suffix}")
 
     def _path(self, key: str, cache_root: str | None) -> str | None:
         if self.codec is None or not cache_root:

@@ -329,3 +329,65 @@ def test_the_sample_file_is_the_hub_layout(mirror):
         "_id", "domain", "sub_domain", "difficulty", "length", "question",
         "choice_A", "choice_B", "choice_C", "choice_D", "answer", "context",
     ]  # fmt: skip
+
+
+# -- data.json parsed once for every config (docs/longbench-v2.md §2) ---------------------------------
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The files :func:`iter_json_records` opens for LongBench v2's records, one entry per parse."""
+    from longbench_suite.records import stored
+
+    opened: list[str] = []
+    parse = stored.iter_json_records
+
+    def counted(ref, *args, **kwargs):
+        opened.append(os.path.basename(ref.location))
+        return parse(ref, *args, **kwargs)
+
+    monkeypatch.setattr(stored, "iter_json_records", counted)
+    return opened
+
+
+def test_configs_built_together_parse_data_json_once(parses, tiny_tokenizer, tmp_path):
+    from longbench_suite import get_builder, prepare
+
+    folder = str(tmp_path / "data")
+    write_data_dir(folder, samples.records())
+    options = {"data_dir": folder, "tokenizer": tiny_tokenizer, "cache_dir": str(tmp_path / "cache")}
+    configs = ("0shot_16k", "cot_32k", "no_context_full")
+    built = prepare([get_builder(f"{BENCH}/{config}", **options) for config in configs])
+    assert parses == ["data.json"]
+    from_copy = {config: list(b.as_dataset(split="eval")) for config, b in zip(configs, built, strict=True)}
+    streamed = list(load_dataset(BENCH, "0shot_full", split="eval", streaming=True, **options))
+    assert parses == ["data.json"] and len(streamed) == samples.DEMO.records
+    # each config alone in a cache of its own parses the file: the same rows as read from the copy
+    for config, rows in from_copy.items():
+        alone = load_dataset(BENCH, config, split="eval", **{**options, "cache_dir": str(tmp_path / config)})
+        assert list(alone) == rows and len(rows) == samples.DEMO.records
+    assert len(parses) == 1 + len(configs)
+
+
+def test_a_changed_data_json_is_parsed_again(parses, tiny_tokenizer, tmp_path):
+    folder = str(tmp_path / "data")
+    records = samples.records()
+    path = write_data_dir(folder, records)
+    options = {"data_dir": folder, "tokenizer": tiny_tokenizer, "cache_dir": str(tmp_path / "cache")}
+
+    def questions(config: str) -> list[str]:
+        return load_dataset(BENCH, config, split="eval", **options)["question"]
+
+    assert questions("0shot_full") == questions("cot_full") == [r["question"] for r in records]
+    assert len(parses) == 1
+    longer = [{**records[0], "question": "A new question?"}, *records[1:]]
+    write_data_dir(folder, longer)  # another size
+    assert questions("no_context_full")[0] == "A new question?" and len(parses) == 2
+    with open(path, "rb") as f:
+        data = f.read()
+    stat = os.stat(path)
+    with open(path, "wb") as f:  # the same size, a later modification time
+        f.write(data.replace(b"A new question?", b"A old question?"))
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2_000_000_000))
+    assert questions("0shot_16k")[0] == "A old question?" and len(parses) == 3
+    assert questions("cot_16k")[0] == "A old question?" and len(parses) == 3

@@ -8,7 +8,9 @@ order; upstream publishes no ``dev``. A prompt is upstream's template filled as 
 The source, one JSON array of 465 MB, is read one record at a time: a split's plan is the record
 count the file is declared to hold (upstream's 503, or a sample mirror's own), so no row waits for a
 scan; a shard of it parses the file from its start up to its own last record, the first row is ready
-once the first record is parsed, and memory holds one record (§2).
+once the first record is parsed, and memory holds one record. The first whole read of a file keeps
+its checked records in the memo as Arrow, so every other config built from it reads them from there
+instead of parsing the JSON again (§2).
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import datasets
+import pyarrow as pa
 
 from longbench_suite.decoding import FollowUp, Generation
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.rules import CutMiddle, Fit, NoCut
 from longbench_suite.fit.truncation import keep_middle
 from longbench_suite.instance import Instance, Plan
-from longbench_suite.records import TEXT, iter_json_records, one_of, take_all
+from longbench_suite.records import TEXT, one_of, take_all
+from longbench_suite.records.stored import stored_json_records
 from longbench_suite.render import ReplacingTemplate
 from longbench_suite.row import features, query_id
 from longbench_suite.source import FileRef, RemoteFile, hub_url
@@ -101,17 +105,25 @@ NO_DEV = (
 )
 
 
-def records(ref: FileRef, only: Sequence[int] | None = None) -> Iterator[tuple[int, dict]]:
-    """``(index, checked record)`` of ``data.json`` in file order, one record parsed at a time; ``only``:
-    these indices (ascending), and reading stops after the last unless it is the file's last record
-    (then the file is read to its end, where its record count is checked)."""
-    last = only[-1] if only else None
-    stop_after = last if last is not None and ref.records is not None and last < ref.records - 1 else None
-    for index, record in iter_json_records(ref):
-        if only is None or index in only:
-            yield index, take_all(record, FIELDS, f"{ref.label}, record {index}")
-        if stop_after is not None and index >= stop_after:
-            return
+#: a checked record as its Arrow copy holds it (:mod:`longbench_suite.records.stored`)
+RECORD_SCHEMA = pa.schema([(name, pa.large_string()) for name in FIELDS])
+
+
+def records(
+    ref: FileRef, only: Sequence[int] | None = None, cache_root: str | None = None
+) -> Iterator[tuple[int, dict]]:
+    """``(index, checked record)`` of ``data.json`` in file order, one record at a time; ``only``: these
+    indices (ascending). The first read of a file parses it (stopping after the last index unless it is
+    the file's last record) and keeps the checked records under ``cache_root``; every later read of the
+    same file, by any config, reads them from there (``docs/longbench-v2.md`` §2)."""
+    return stored_json_records(
+        ref,
+        lambda index, record: take_all(record, FIELDS, f"{ref.label}, record {index}"),
+        RECORD_SCHEMA,
+        (BENCHMARK_NAME, "data.json", tuple(FIELDS)),
+        cache_root=cache_root,
+        only=only,
+    )
 
 
 def template_fields(record: Mapping[str, str]) -> dict[str, str]:
@@ -193,7 +205,7 @@ class LongBenchV2Task(Task):
 
     def instances(self, split, length, files, plan, items, env) -> Iterator[Instance]:
         template: ReplacingTemplate = self.template  # type: ignore[assignment]
-        for _index, record in records(files["data"], items):
+        for _index, record in records(files["data"], items, env.cache_root):
             fields = template_fields(record)
             prompt_tokens = env.tokenizer.count(template.render_user(fields))
             yield Instance(
