@@ -197,7 +197,9 @@ class Memo(Generic[T]):
         """Forget what this process holds in memory (what is on disk stays)."""
         self._memory.clear()
 
-    def file_path(self, what: Hashable, inputs: Sequence[object], *, cache_root: str | None, suffix: str) -> str | None:
+    def file_path(
+        self, what: Hashable, inputs: Sequence[object], *, cache_root: str | None, suffix: str
+    ) -> str | None:
         """Where a result kept as a file of its own (``<key>.<suffix>``, written and read by the caller,
         e.g. an Arrow file too large for JSON) is stored for ``what`` over ``inputs``; ``None`` when it
         may not be kept on disk (no cache root, or an input without a durable identity)."""

@@ -1,27 +1,32 @@
 """LongBench v2's 465 MB ``data.json``: the first streamed row and a prepared build's peak memory.
 
-Run: ``python -m perf.longbench_v2 [--mb 465] [--tokenizer PATH]``.
+Run: ``python -m perf.longbench_v2 [--mb 465] [--tokenizer PATH] [--all-builds]``.
 
 Generates (once, into the work directory) a ``data.json`` in the Hub repo's layout — one JSON array of
 503 records with upstream's twelve fields — whose contexts follow upstream's length labels (180 short,
 215 medium, 108 long; the long ones up to ~9 MB) and add up to about ``--mb`` megabytes. Then, each in a
-fresh process reading it as ``data_dir``, with the Llama-2 tokenizer:
+fresh process reading it as ``data_dir``, with the Llama-2 tokenizer; every build child counts the
+parses of ``data.json`` (calls of ``iter_json_records`` for its records), and "copy off" turns off the
+Arrow copy of the parsed records (``records/stored.py``), which is how every config read the file
+before the copy:
 
 * **stream**: ``load_dataset("longbench_v2", "0shot_full", streaming=True)`` and its first row (the
   uncut prompt of record 0), timed from the call (imports apart, torch's too, as ``perf.streaming``
-  does: ``datasets`` imports it for the first ``IterableDataset``); baseline: ``json.load`` of the
-  whole file, as ``pred.py``'s commented-out loader reads it, before its first record can be had;
-* **prepare**: ``0shot_128k`` prepared (all 503 rows cut to 120000 tokens, Arrow written), its wall time
-  and peak resident memory; baseline: the peak memory of ``json.load`` alone;
+  does: ``datasets`` imports it for the first ``IterableDataset``), from a cache without the copy and
+  from one holding it; baseline: ``json.load`` of the whole file, as ``pred.py``'s commented-out loader
+  reads it, before its first record can be had;
+* **prepare**: ``0shot_128k`` prepared (all 503 rows cut to 120000 tokens, Arrow written, the copy
+  kept), its wall and CPU time and peak resident memory; then ``cot_128k`` in a later process of the
+  same cache (read from the copy: no parse); baseline: the peak memory of ``json.load`` alone;
 * **together**: ``0shot_128k`` and ``cot_128k`` prepared in one process (``prepare([...])``, as
-  ``longbench-suite build A B`` does): each reads ``data.json`` itself, but the tokenizer's cache of
-  piece counts holds every piece of the file, so the second config counts its documents from it; the
-  time against the one config alone;
-* **parse**: ``iter_json_records`` over the whole file alone, what each config's build spends reading it.
+  ``longbench-suite build A B`` does), copy off and on;
+* **reads**: what the 12 ``0shot``/``cot`` configs read of the file (``tasks.records``, one after the
+  other, nothing else), copy off and on; with ``--all-builds`` also the 12 configs built in one process;
+* **parse**: ``iter_json_records`` over the whole file alone.
 
 The streamed first row is the best of three runs. Asserts that it is ``pred.py``'s prompt for the
-first record and that every prepared split holds every ``_id`` in file order. Targets: first row
-< 2 s, prepared peak RSS < 1 GB.
+first record (the same from the copy) and that every prepared split holds every ``_id`` in file order.
+Targets: first row < 2 s, prepared peak RSS < 1 GB, one parse of the file per cache.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ import json
 import os
 from pathlib import Path
 
+from longbench_suite.benchmarks.longbench_v2.lengths import LENGTHS
 from perf.common import llama2_path, offline_environment, run_child, table, workdir
 
 LABELS = ("short",) * 180 + ("medium",) * 215 + ("long",) * 108
@@ -54,15 +60,34 @@ print(json.dumps({"import_s": imported - start, "first_row_s": done - imported, 
                   "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
+#: counts the parses of data.json (``iter_json_records`` calls for its records); argv "off" turns the copy
+#: of the parsed records off, which is how every config read the file before the copy existed
+PARSES = r"""
+import resource
+from longbench_suite.records import stored
+parse, parses = stored.iter_json_records, []
+def counted(ref, *args, **kwargs):
+    parses.append(ref.location)
+    return parse(ref, *args, **kwargs)
+stored.iter_json_records = counted
+if sys.argv[-1] == "off":
+    stored.COPIES.file_path = lambda *args, **kwargs: None
+def cpu_s():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+"""
+
 PREPARE = r"""
 import json, resource, sys, time
 from longbench_suite import load_dataset
-folder, tokenizer, cache = sys.argv[1:4]
-start = time.perf_counter()
-rows = load_dataset("longbench_v2", "0shot_128k", split="eval", data_dir=folder, tokenizer=tokenizer,
+""" + PARSES + r"""
+folder, tokenizer, cache, config = sys.argv[1:5]
+start, cpu = time.perf_counter(), cpu_s()
+rows = load_dataset("longbench_v2", config, split="eval", data_dir=folder, tokenizer=tokenizer,
                     cache_dir=cache)
 done = time.perf_counter()
-print(json.dumps({"build_s": done - start, "ids": list(rows["_id"]), "cut": sum(rows["input_truncated"]),
+print(json.dumps({"build_s": done - start, "cpu_s": cpu_s() - cpu, "parses": len(parses),
+                  "ids": list(rows["_id"]), "cut": sum(rows["input_truncated"]),
                   "max_input_tokens": max(rows["input_tokens"]),
                   "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
@@ -70,14 +95,29 @@ print(json.dumps({"build_s": done - start, "ids": list(rows["_id"]), "cut": sum(
 TOGETHER = r"""
 import json, resource, sys, time
 from longbench_suite import get_builder, prepare
-folder, tokenizer, cache = sys.argv[1:4]
-start = time.perf_counter()
+""" + PARSES + r"""
+folder, tokenizer, cache, configs = sys.argv[1:5]
+start, cpu = time.perf_counter(), cpu_s()
 built = prepare([get_builder(f"longbench_v2/{c}", data_dir=folder, tokenizer=tokenizer, cache_dir=cache)
-                 for c in ("0shot_128k", "cot_128k")])
+                 for c in configs.split(",")])
 done = time.perf_counter()
 ids = [list(b.as_dataset(split="eval")["_id"]) for b in built]
-print(json.dumps({"build_s": done - start, "ids": ids,
+print(json.dumps({"build_s": done - start, "cpu_s": cpu_s() - cpu, "parses": len(parses), "ids": ids,
                   "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+#: what each of ``configs`` builds reads of data.json (``tasks.records``), one config after the other
+READS = r"""
+import json, resource, sys, time
+from longbench_suite.benchmarks.longbench_v2.tasks import DATA_RECORDS, records
+from longbench_suite.source import FileRef
+""" + PARSES + r"""
+path, cache, configs = sys.argv[1:4]
+ref = FileRef(path, label="data.json", records=DATA_RECORDS)
+start, cpu = time.perf_counter(), cpu_s()
+ids = [[record["_id"] for _, record in records(ref, None, cache)] for _ in configs.split(",")]
+print(json.dumps({"read_s": time.perf_counter() - start, "cpu_s": cpu_s() - cpu, "parses": len(parses),
+                  "ids": ids, "self_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
 PARSE = r"""
@@ -146,7 +186,7 @@ def make_data_json(path: Path, total_mb: int) -> None:
     os.replace(tmp, path)
 
 
-def main(total_mb: int = 465, tokenizer: str | None = None) -> dict:
+def main(total_mb: int = 465, tokenizer: str | None = None, all_builds: bool = False) -> dict:
     offline_environment()
     from longbench_suite.benchmarks.longbench_v2.prompts import ZERO_SHOT_TEXT
 
@@ -158,33 +198,69 @@ def main(total_mb: int = 465, tokenizer: str | None = None) -> dict:
         make_data_json(data, total_mb)
     size_mb = data.stat().st_size / 1e6
     print(f"data.json: {size_mb:.0f} MB, {len(LABELS)} records ({data})")
-    cache = workdir() / "longbench-v2-cache"
+    cache = workdir() / f"longbench-v2-cache-{os.getpid()}"
     whole = run_child(WHOLE, str(data))
     parse = run_child(PARSE, str(data))
     assert parse["ids"] == whole["ids"], "the record-by-record parse differs from json.load"
     streams = [run_child(STREAM, str(folder), tokenizer, str(cache / "stream")) for _ in range(3)]
     stream = min(streams, key=lambda r: r["first_row_s"])
     assert stream["input"] == pred_py_prompt(ZERO_SHOT_TEXT, whole["first"]), "the streamed row differs"
-    prepared = run_child(PREPARE, str(folder), tokenizer, str(cache / f"prepare-{os.getpid()}"))
+    shared = str(cache / "shared")  # one cache: the first build parses and keeps the copy, later ones read it
+    prepared = run_child(PREPARE, str(folder), tokenizer, shared, "0shot_128k", "on")
     assert prepared["ids"] == whole["ids"], "the prepared split is not every record in file order"
-    together = run_child(TOGETHER, str(folder), tokenizer, str(cache / f"together-{os.getpid()}"))
-    assert together["ids"] == [whole["ids"]] * 2, "a config built together is not every record in order"
+    later = run_child(PREPARE, str(folder), tokenizer, shared, "cot_128k", "on")
+    assert later["ids"] == whole["ids"] and later["parses"] == 0, "a later process parsed data.json again"
+    copied = [run_child(STREAM, str(folder), tokenizer, shared) for _ in range(3)]
+    from_copy = min(copied, key=lambda r: r["first_row_s"])
+    assert from_copy["input"] == stream["input"], "the row streamed from the copy differs"
+    pair = "0shot_128k,cot_128k"
+    together = {
+        copy: run_child(TOGETHER, str(folder), tokenizer, str(cache / f"together-{copy}"), pair, copy)
+        for copy in ("off", "on")
+    }
+    all_configs = ",".join(f"{task}_{length}" for task in ("0shot", "cot") for length in LENGTHS)
+    reads = {
+        copy: run_child(READS, str(data), str(cache / f"reads-{copy}"), all_configs, copy)
+        for copy in ("off", "on")
+    }
+    for run in (*together.values(), *reads.values()):
+        assert all(ids == whole["ids"] for ids in run["ids"]), "a config did not read every record in order"
+    built_all = {}
+    if all_builds:
+        built_all = {
+            copy: run_child(TOGETHER, str(folder), tokenizer, str(cache / f"all-{copy}"), all_configs, copy)
+            for copy in ("off", "on")
+        }
+
+    def line(name: str, run: dict, seconds: str = "build_s") -> list[str]:
+        cpu = f"{run['cpu_s']:.1f}" if "cpu_s" in run else "-"
+        parses = str(run["parses"]) if "parses" in run else "-"
+        return [name, f"{run[seconds]:.2f}", cpu, f"{run['peak_rss_mb']:.0f}", parses]
+
     rows = [
-        ["first row: streaming (0shot_full)", f"{stream['first_row_s']:.2f}", f"{stream['peak_rss_mb']:.0f}"],
-        ["first row: json.load of the file", f"{whole['first_row_s']:.2f}", f"{whole['peak_rss_mb']:.0f}"],
-        ["prepared 0shot_128k (503 rows)", f"{prepared['build_s']:.1f}", f"{prepared['peak_rss_mb']:.0f}"],
-        ["0shot_128k + cot_128k together", f"{together['build_s']:.1f}", f"{together['peak_rss_mb']:.0f}"],
-        ["parse data.json alone, record by record", f"{parse['parse_s']:.1f}", f"{parse['peak_rss_mb']:.0f}"],
+        line("first row: streaming (0shot_full)", stream, "first_row_s"),
+        line("first row: streaming, from the copy", from_copy, "first_row_s"),
+        line("first row: json.load of the file", whole, "first_row_s"),
+        line("prepared 0shot_128k (parses, keeps copy)", prepared),
+        line("prepared cot_128k, later process", later),
+        line("0shot_128k + cot_128k, copy off (before)", together["off"]),
+        line("0shot_128k + cot_128k, copy on (after)", together["on"]),
+        line("reads of the 12 0shot/cot configs, off", reads["off"], "read_s"),
+        line("reads of the 12 0shot/cot configs, on", reads["on"], "read_s"),
+        *(line(f"all 12 configs built, copy {copy}", run) for copy, run in built_all.items()),
+        line("parse data.json alone, record by record", parse, "parse_s"),
     ]
-    print(table(rows, ["measurement", "seconds", "peak RSS MB"]))
+    print(table(rows, ["measurement", "seconds", "CPU s", "peak RSS MB", "parses"]))
     print(
         f"first row {whole['first_row_s'] / stream['first_row_s']:.1f}x sooner than json.load's; prepared "
         f"peak {prepared['peak_rss_mb'] / whole['peak_rss_mb']:.2f}x json.load's; "
         f"{prepared['cut']} rows cut, at most {prepared['max_input_tokens']} input tokens (budget 120000)"
     )
     print(
-        f"two configs together: {together['build_s'] / prepared['build_s']:.2f}x the time of one alone; "
-        f"parsing the file is {parse['parse_s'] / prepared['build_s']:.1%} of one config's build"
+        f"two configs together: {together['on']['build_s']:.1f} s with the copy, "
+        f"{together['off']['build_s']:.1f} s without; the 12 configs' reads: {reads['on']['read_s']:.1f} s "
+        f"({reads['on']['parses']} parse) against {reads['off']['read_s']:.1f} s "
+        f"({reads['off']['parses']} parses)"
     )
     return {"stream": stream["first_row_s"], "prepared_rss_mb": prepared["peak_rss_mb"]}
 
@@ -193,5 +269,8 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=465, help="size of the generated data.json")
     parser.add_argument("--tokenizer", help="tokenizer.json (default: the Llama-2 fixture)")
+    parser.add_argument(
+        "--all-builds", action="store_true", help="also build all 12 configs, with and without the copy"
+    )
     args = parser.parse_args()
-    main(args.mb, args.tokenizer)
+    main(args.mb, args.tokenizer, args.all_builds)
