@@ -1,11 +1,13 @@
 """The one cache of results derived from files and texts (``longbench_suite.memo``): key rule, tiers."""
 
+import json
 import os
 
 import pytest
 
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet import rag
+from longbench_suite.errors import DataFormatError
 from longbench_suite.memo import LRU, Codec, Memo, file_identity
 from longbench_suite.source import FileRef
 
@@ -119,3 +121,76 @@ def test_a_rag_stream_scans_its_kilt_file_once(helmet_opts, tmp_path, monkeypatc
     assert len(scans) == 1 and again == first
     prepared = load_dataset("helmet", "popqa_8k", split="eval", **opts)
     assert len(scans) == 1 and prepared.select(range(3)).to_list() == first
+
+
+def test_a_file_result_has_a_path_only_for_durable_inputs_and_moves_with_the_file(tmp_path):
+    data = tmp_path / "data.json"
+    data.write_text("[]")
+    memo, cache = Memo("file-test"), str(tmp_path / "cache")
+    path = memo.file_path("what", [_ref(data)], cache_root=cache, suffix="arrow")
+    assert path.startswith(os.path.join(cache, "memo", "file-test")) and path.endswith(".arrow")
+    assert memo.file_path("what", [_ref(data)], cache_root=cache, suffix="arrow") == path
+    assert memo.file_path("other", [_ref(data)], cache_root=cache, suffix="arrow") != path
+    assert memo.file_path("what", [_ref(data)], cache_root=None, suffix="arrow") is None
+    remote = FileRef("https://example.org/data.json", label="remote")
+    assert memo.file_path("what", [remote], cache_root=cache, suffix="arrow") is None
+    data.write_text("[ ]")
+    assert memo.file_path("what", [_ref(data)], cache_root=cache, suffix="arrow") != path
+
+
+def _json_array(tmp_path, records) -> FileRef:
+    path = tmp_path / "array.json"
+    path.write_text(json.dumps(records))
+    return FileRef(str(path), label="array.json", records=len(records))
+
+
+def _read(ref, cache, only=None, check=None):
+    import pyarrow as pa
+
+    from longbench_suite.records.stored import stored_json_records
+
+    def keep_text(index, record):
+        if not isinstance(record.get("text"), str):
+            raise DataFormatError(f"record {index}: no text")
+        return {"text": record["text"]}
+
+    schema = pa.schema([("text", pa.large_string())])
+    return list(stored_json_records(ref, check or keep_text, schema, "test", cache_root=cache, only=only))
+
+
+def test_stored_records_keep_a_copy_only_after_a_whole_read(tmp_path, monkeypatch):
+    from longbench_suite.records import stored
+
+    parses = []
+    parse = stored.iter_json_records
+    monkeypatch.setattr(stored, "iter_json_records", lambda ref: parses.append(1) or parse(ref))
+    ref, cache = _json_array(tmp_path, [{"text": f"record {i}", "other": i} for i in range(5)]), str(tmp_path)
+    assert _read(ref, cache, only=[0, 1]) == [(0, {"text": "record 0"}), (1, {"text": "record 1"})]
+    assert _read(ref, cache, only=[3]) == [(3, {"text": "record 3"})]
+    assert len(parses) == 2  # both stopped early: no copy yet
+    whole = _read(ref, cache)
+    assert whole == [(i, {"text": f"record {i}"}) for i in range(5)] and len(parses) == 3
+    assert _read(ref, cache) == whole and _read(ref, cache, only=[1, 4]) == [whole[1], whole[4]]
+    assert len(parses) == 3
+    assert not [n for n in os.listdir(os.path.dirname(_copy(ref, cache))) if ".tmp-" in n]
+
+
+def _copy(ref, cache):
+    import pyarrow as pa
+
+    from longbench_suite.records.stored import COPIES
+
+    schema = pa.schema([("text", pa.large_string())])
+    return COPIES.file_path(("test", ref.records, str(schema)), [ref], cache_root=cache, suffix="arrow")
+
+
+def test_a_failed_read_keeps_no_copy_and_an_unwritable_cache_only_parses(tmp_path):
+    ref = _json_array(tmp_path, [{"text": "a"}, {"text": 2}])
+    cache = tmp_path / "cache"
+    with pytest.raises(DataFormatError, match="record 1"):
+        _read(ref, str(cache))
+    assert [p.name for p in cache.rglob("*") if p.is_file()] == []  # neither the copy nor its temporary file
+    good = _json_array(tmp_path, [{"text": "a"}, {"text": "b"}])
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache's folder would be")
+    assert _read(good, str(blocked)) == [(0, {"text": "a"}), (1, {"text": "b"})]
