@@ -3,12 +3,15 @@
 import json
 import os
 
+import pyarrow as pa
 import pytest
 
 from longbench_suite import load_dataset
 from longbench_suite.benchmarks.helmet import rag
 from longbench_suite.errors import DataFormatError
 from longbench_suite.memo import LRU, Codec, Memo, file_identity
+from longbench_suite.records import stored
+from longbench_suite.records.stored import COPIES, stored_json_records
 from longbench_suite.source import FileRef
 
 
@@ -144,23 +147,20 @@ def _json_array(tmp_path, records) -> FileRef:
     return FileRef(str(path), label="array.json", records=len(records))
 
 
-def _read(ref, cache, only=None, check=None):
-    import pyarrow as pa
+#: the field the test readers keep of each record
+TEXT_ONLY = pa.schema([("text", pa.large_string())])
 
-    from longbench_suite.records.stored import stored_json_records
 
+def _read(ref, cache, only=None):
     def keep_text(index, record):
         if not isinstance(record.get("text"), str):
             raise DataFormatError(f"record {index}: no text")
         return {"text": record["text"]}
 
-    schema = pa.schema([("text", pa.large_string())])
-    return list(stored_json_records(ref, check or keep_text, schema, "test", cache_root=cache, only=only))
+    return list(stored_json_records(ref, keep_text, TEXT_ONLY, "test", cache_root=cache, only=only))
 
 
 def test_stored_records_keep_a_copy_only_after_a_whole_read(tmp_path, monkeypatch):
-    from longbench_suite.records import stored
-
     parses = []
     parse = stored.iter_json_records
     monkeypatch.setattr(stored, "iter_json_records", lambda ref: parses.append(1) or parse(ref))
@@ -172,16 +172,8 @@ def test_stored_records_keep_a_copy_only_after_a_whole_read(tmp_path, monkeypatc
     assert whole == [(i, {"text": f"record {i}"}) for i in range(5)] and len(parses) == 3
     assert _read(ref, cache) == whole and _read(ref, cache, only=[1, 4]) == [whole[1], whole[4]]
     assert len(parses) == 3
-    assert not [n for n in os.listdir(os.path.dirname(_copy(ref, cache))) if ".tmp-" in n]
-
-
-def _copy(ref, cache):
-    import pyarrow as pa
-
-    from longbench_suite.records.stored import COPIES
-
-    schema = pa.schema([("text", pa.large_string())])
-    return COPIES.file_path(("test", ref.records, str(schema)), [ref], cache_root=cache, suffix="arrow")
+    copy = COPIES.file_path(("test", ref.records, str(TEXT_ONLY)), [ref], cache_root=cache, suffix="arrow")
+    assert os.listdir(os.path.dirname(copy)) == [os.path.basename(copy)]  # no temporary file left
 
 
 def test_a_failed_read_keeps_no_copy_and_an_unwritable_cache_only_parses(tmp_path):
