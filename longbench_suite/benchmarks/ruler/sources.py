@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from longbench_suite.errors import DataFormatError, SourceError, describe, first_lone_surrogate
+from longbench_suite.generate.limits import read_essay
 from longbench_suite.generate.qa import QaQuestion, QaSource
 from longbench_suite.records.count import check_count
 from longbench_suite.source import FileRef, RemoteFile, hub_url
@@ -277,8 +278,6 @@ def read_essays(file: Readable) -> str:
 
 def read_ruler_essay(path: str) -> str:
     """RULER's own ``PaulGrahamEssays.json`` (``{"text": ...}``) or a plain-text essay file."""
-    from longbench_suite.benchmarks.helmet.generated import read_essay
-
     return read_essay(path)
 
 
@@ -293,3 +292,12 @@ def read_english_words(file: Readable) -> list[str]:
     if not words:
         raise DataFormatError(f"{label}: holds no word")
     return words
+
+
+#: each source's reader, by its name in :data:`SOURCES`
+READERS = {
+    "squad": read_squad,
+    "hotpotqa": read_hotpotqa,
+    "essays": read_essays,
+    "english_words": read_english_words,
+}
