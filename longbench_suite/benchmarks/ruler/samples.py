@@ -4,8 +4,10 @@ layouts, written by :mod:`.sample_sources` at their declared URLs in a mirror.
 
 The NIAH noise and needle haystacks, VT and FWE read no file; CWE reads ``english_words.json`` only for a
 list longer than its word pool. The samples are generated, seeded text (no copyrighted text); the
-row counts are RULER's (500 ``eval`` rows at every length), whatever the scale — the sample QA files
-hold fewer questions than that, so the demo builds no QA config.
+row counts are RULER's (500 ``eval`` rows at every length), whatever the scale. The demo scale is
+what every task's first config needs, ``dev`` included (whose screen builds ``eval`` at every listed
+length): over 1,000 questions per QA file (eval asks the first 500, a screened dev the next), documents
+enough for 128k tokens, and more words than CWE's pool for a 128k list.
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from . import sample_sources
 from .sample_sources import Scale
 from .tasks import EVAL_SAMPLES, TASKS
 
-DEMO = sample_sources.DEMO
-FULL = sample_sources.DEMO
+DEMO = Scale(articles=24, paragraphs=50, questions=3, hotpot_questions=1100, words=20000)
+FULL = DEMO
 #: the essay tasks read a pinned file: their samples are checked through the demo's manifest
 #: (tests/test_ruler.py)
 DEMO_CONFIGS = ("niah_single_1_4k", "niah_multikey_2_4k")
