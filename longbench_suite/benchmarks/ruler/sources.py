@@ -119,8 +119,6 @@ LICENCES = {
 
 #: every source by name, as the ``ruler`` benchmark's configs name them
 SOURCES = {"squad": SQUAD, "hotpotqa": HOTPOTQA, "essays": ESSAYS, "english_words": ENGLISH_WORDS}
-#: which QA source each RULER ``dataset`` argument reads
-QA_SOURCES = {"squad": "squad", "hotpotqa": "hotpotqa"}
 
 Readable = FileRef | str
 
@@ -244,10 +242,6 @@ def read_hotpotqa(file: Readable) -> QaSource:
     if not questions:
         raise DataFormatError(f"{label}: holds no question")
     return QaSource(documents, tuple(questions), label)
-
-
-#: RULER's ``dataset`` argument -> the reader of its file
-QA_READERS = {"squad": read_squad, "hotpotqa": read_hotpotqa}
 
 
 def read_essays(file: Readable) -> str:

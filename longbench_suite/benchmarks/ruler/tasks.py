@@ -242,7 +242,7 @@ class RulerTask(Task):
         values = {}
         for arg, name in self.source_args.items():
             if arg == "essay" and options.essay is not None:
-                values[arg] = read_essay(options.essay)
+                values[arg] = sources.read_ruler_essay(options.essay)
             elif name in LAZY_SOURCES:  # the generator calls it only if it needs the file's contents
                 values[arg] = functools.partial(sources.READERS[name], files[arg])
             else:
