@@ -142,7 +142,7 @@ def main(
         "cl100k": (lambda: load_tokenizer("cl100k_base"), ("openai", "cl100k_base")),
     }
     start = time.perf_counter()
-    read = {name: sources.QA_READERS[name](str(path)) for name, path in files.items()}
+    read = {name: sources.READERS[name](str(path)) for name, path in files.items()}
     print(f"read both QA files in {time.perf_counter() - start:.2f} s (once per build)")
     results = []
     for tokenizer in tokenizers or list(setups):

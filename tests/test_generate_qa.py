@@ -39,7 +39,7 @@ def inputs(tmp_path_factory) -> dict[str, qa.QaSource]:
     for name in DATASETS.values():
         path = folder / f"{name}.json"
         path.write_bytes(gzip.decompress((cases.INPUTS / f"{name}.json.gz").read_bytes()))
-        read[name] = sources.QA_READERS[name](str(path))
+        read[name] = sources.READERS[name](str(path))
     return read
 
 

@@ -320,3 +320,34 @@ def test_predict_asks_a_user_mode_row_for_its_own_budget():
     request = request_for(task, 0, row)
     assert request.chat and request.prompt == "text" and request.max_tokens == 512
     assert request_for(task, 0, {**row, "max_new_tokens": None}).max_tokens == task.max_new_tokens == 128
+
+
+def test_every_family_states_rulers_constants_and_each_task_its_own_screen():
+    """Each task's template, prefix and budget are its generator module's, which are RULER's
+    (``constants.py``, checked against the recorded rows by ``tests/test_ruler_parity.py``); the
+    leakage rule says what that family screens."""
+    tasks = {t.name: t for t in registry.benchmark("ruler").tasks}
+    assert set(tasks) == set(spec("ruler").tasks)
+    for task in tasks.values():
+        module = task.generator()
+        assert task.max_new_tokens == module.TOKENS_TO_GENERATE
+        assert (task.template.user, task.template.answer_prefix) == (module.TEMPLATE, module.ANSWER_PREFIX)
+    assert "set of common words" in tasks["cwe"].leakage.reason
+    assert "question" in tasks["qa_1"].leakage.reason
+    # cwe's screened string is its whole answer set, kept whole by the rule (it holds line breaks)
+    row = {"screened": sorted(tasks["cwe"].generator().screen_strings({"outputs": ["b", "a"]}))}
+    assert tasks["cwe"].leakage.strings(row) == {"a\nb"}
+
+
+def test_english_words_is_read_only_when_cwe_asks_for_it():
+    """The 8.5 MB word list is passed as a reader the generator calls for a list longer than its pool."""
+    from longbench_suite.benchmarks.ruler.tasks import Options
+    from longbench_suite.errors import SourceError
+    from longbench_suite.source import FileRef
+
+    cwe = next(t for t in registry.benchmark("ruler").tasks if t.name == "cwe")
+    missing = FileRef("/nonexistent/english_words.json", "english_words.json (missing)")
+    values = cwe.source_values({"english_words": missing}, Options())
+    assert callable(values["english_words"])  # nothing read yet
+    with pytest.raises(SourceError, match=r"english_words.json \(missing\)"):
+        values["english_words"]()

@@ -37,8 +37,10 @@ _.post_processor
 # HELMET's pre-truncation of one text, as perf/truncation.py times it and docs/helmet.md names it
 keep_head_with_marker
 
-# the RULER family interface of generate/variable_tracking.py and generate/freq_words.py, which the ruler
-# benchmark calls (tests/test_generate_vt_fwe.py and perf/vt_fwe.py call it until that is merged)
-ruler_rows
-screen_strings
-TOKENS_TO_GENERATE
+# RULER's per-task formulas over post-processed predictions (the row scorers share match_all/match_part),
+# checked against RULER's evaluate.py by tests/test_ruler_metrics.py
+string_match_all
+string_match_part
+
+# each RULER source's licence, as the ruler card states it (tests/test_ruler_sources.py: every source has one)
+LICENCES

@@ -35,6 +35,14 @@ import numpy as np
 from ..errors import BudgetError, OptionError
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 
+#: RULER's ``constants.py`` entry for ``qa`` (the ``base`` model template adds nothing)
+TEMPLATE = (
+    "Answer the question based on the given documents. Only give me the answer and do not output any other "
+    "words.\n\nThe following are given documents.\n\n{context}\n\nAnswer the question based on the given "
+    "documents. Only give me the answer and do not output any other words.\n\nQuestion: {query}"
+)
+ANSWER_PREFIX = " Answer:"
+TOKENS_TO_GENERATE = 32
 #: RULER's ``incremental``: the documents of the first estimate, the search's floor and the step
 STEP = 10
 #: redraws at the floor before giving up (RULER retries for ever)

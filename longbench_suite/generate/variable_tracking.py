@@ -31,6 +31,7 @@ from ..errors import DataFormatError, OptionError
 from ..fit.tokenizers import TokenCounter
 from .count import PromptCounter
 from .niah import NOISE, Essay
+from .sentences import sent_tokenize
 
 #: RULER's ``constants.py`` entry for ``variable_tracking`` (the ``base`` model template adds nothing)
 TEMPLATE = (
@@ -328,8 +329,4 @@ def _essay(essay: str | Essay | None) -> Essay:
         raise OptionError("vt: the essay haystack needs the essay's text")
     if isinstance(essay, Essay):
         return essay
-    try:  # where the splitter lives after the ruler benchmark's move of it
-        from .sentences import sent_tokenize  # type: ignore[import-not-found]
-    except ImportError:
-        from ..benchmarks.helmet.sentences import sent_tokenize
     return Essay(essay, sent_tokenize)

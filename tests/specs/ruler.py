@@ -1,10 +1,6 @@
 """RULER's tasks (``scripts/synthetic.yaml`` at c3f5e3b) at the lengths ``scripts/config_tasks.sh`` runs
 (4k to 128k, K = 1024), and per task the facts RULER's ``constants.py`` states: its script and
 ``tokens_to_generate``, and its metric (``scripts/eval/synthetic/constants.py``). A task is one line.
-
-Only the tasks whose generator is in this branch are listed (the eight NIAH tasks); ``vt``, ``cwe``,
-``fwe``, ``qa_1`` and ``qa_2`` are one line each in ``PENDING``, moved into ``LINES`` when their
-declaration is added.
 """
 
 from __future__ import annotations
@@ -31,8 +27,6 @@ LINES = {
     "niah_multikey_3": Line("niah", 128, "string_match_all"),
     "niah_multivalue": Line("niah", 128, "string_match_all"),
     "niah_multiquery": Line("niah", 128, "string_match_all"),
-}
-PENDING = {
     "vt": Line("variable_tracking", 30, "string_match_all"),
     "cwe": Line("common_words_extraction", 120, "string_match_all"),
     "fwe": Line("freq_words_extraction", 50, "string_match_all"),

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from longbench_suite.errors import DataFormatError, SourceError, describe, first_lone_surrogate
+from longbench_suite.generate.limits import read_essay
 from longbench_suite.generate.qa import QaQuestion, QaSource
 from longbench_suite.records.count import check_count
 from longbench_suite.source import FileRef, RemoteFile, hub_url
@@ -118,8 +119,6 @@ LICENCES = {
 
 #: every source by name, as the ``ruler`` benchmark's configs name them
 SOURCES = {"squad": SQUAD, "hotpotqa": HOTPOTQA, "essays": ESSAYS, "english_words": ENGLISH_WORDS}
-#: which QA source each RULER ``dataset`` argument reads
-QA_SOURCES = {"squad": "squad", "hotpotqa": "hotpotqa"}
 
 Readable = FileRef | str
 
@@ -245,10 +244,6 @@ def read_hotpotqa(file: Readable) -> QaSource:
     return QaSource(documents, tuple(questions), label)
 
 
-#: RULER's ``dataset`` argument -> the reader of its file
-QA_READERS = {"squad": read_squad, "hotpotqa": read_hotpotqa}
-
-
 def read_essays(file: Readable) -> str:
     """The essay text of the Hub copy (``essays.parquet``): its ``text`` column, in row order, joined
     with a space (as lm-evaluation-harness joins it; RULER's sizing splits the text at whitespace runs)."""
@@ -277,8 +272,6 @@ def read_essays(file: Readable) -> str:
 
 def read_ruler_essay(path: str) -> str:
     """RULER's own ``PaulGrahamEssays.json`` (``{"text": ...}``) or a plain-text essay file."""
-    from longbench_suite.benchmarks.helmet.generated import read_essay
-
     return read_essay(path)
 
 
@@ -293,3 +286,12 @@ def read_english_words(file: Readable) -> list[str]:
     if not words:
         raise DataFormatError(f"{label}: holds no word")
     return words
+
+
+#: each source's reader, by its name in :data:`SOURCES`
+READERS = {
+    "squad": read_squad,
+    "hotpotqa": read_hotpotqa,
+    "essays": read_essays,
+    "english_words": read_english_words,
+}

@@ -1,7 +1,6 @@
 """RULER's tasks (``scripts/synthetic.yaml`` at :data:`RULER_COMMIT`), each one declaration: the RULER
 script (family) it runs, that script's arguments, and the sources it reads (``docs/ruler.md``). The
-eight NIAH tasks are declared; each other family is one :func:`ruler_task` line once its generator
-module is in :mod:`longbench_suite.generate`.
+13 tasks are 13 :func:`ruler_task` lines in :data:`TASKS`.
 
 Every family is a module of :mod:`longbench_suite.generate` exposing ``ruler_rows(task_args, counter, *,
 max_seq_length, tokens_to_generate, template, answer_prefix, num_samples, seed, pre_samples, <sources>,
@@ -12,6 +11,7 @@ rows (500, seed 42, template ``base``); ``dev`` is fresh rows from another seed,
 
 from __future__ import annotations
 
+import functools
 import importlib
 import itertools
 import json
@@ -31,7 +31,7 @@ from longbench_suite.render import PromptTemplate
 from longbench_suite.row import query_id
 from longbench_suite.task import BuildEnv, Task
 
-from . import _sources_standin as sources
+from . import sources
 from .lengths import LENGTHS
 
 #: the RULER commit whose scripts the rows reproduce (the parity fixtures' commit, 2026-07-22)
@@ -242,7 +242,9 @@ class RulerTask(Task):
         values = {}
         for arg, name in self.source_args.items():
             if arg == "essay" and options.essay is not None:
-                values[arg] = read_essay(options.essay)
+                values[arg] = sources.read_ruler_essay(options.essay)
+            elif name in LAZY_SOURCES:  # the generator calls it only if it needs the file's contents
+                values[arg] = functools.partial(sources.READERS[name], files[arg])
             else:
                 values[arg] = sources.READERS[name](files[arg])
         return values
@@ -427,7 +429,20 @@ class RulerTask(Task):
         return {"RULER script": f"`{self.script}` ({args})"}
 
 
-LEAKAGE_REASON = "no dev row asks for a key, value, variable or question of the task's eval rows"
+#: what each family's ``screen_strings`` gives, so what the leakage rule compares (``docs/ruler.md`` §4)
+LEAKAGE_REASONS = {
+    "niah": "no dev row holds a needle key or value asked in the task's eval rows",
+    "variable_tracking": "no dev row asks for a variable of the task's eval rows or the value they hold",
+    "freq_words_extraction": "no dev row's answer is a coded word of the task's eval rows' answers",
+    "common_words_extraction": (
+        "no dev row's set of common words (its whole answer, the sorted words as one string) is an eval "
+        "row's; single words are shared by design (the pool is a few thousand words)"
+    ),
+    "qa": "no dev row asks a question of the task's eval rows",
+}
+#: sources read only when the generator asks for them (CWE's fallback word list: 8.5 MB, needed only by a
+#: list longer than the wonderwords pool)
+LAZY_SOURCES = frozenset({"english_words"})
 
 
 def ruler_task(
@@ -452,7 +467,11 @@ def ruler_task(
         category=CATEGORIES[script],
         max_new_tokens=text.tokens_to_generate,
         leakage=LeakageRule(
-            columns=(), reason=LEAKAGE_REASON, pattern=r"(?s)(.+)", scanned=("screened",), reference=name
+            columns=(),
+            reason=LEAKAGE_REASONS[script],
+            pattern=r"(?s)(.+)",  # each screened string whole (cwe's holds line breaks)
+            scanned=("screened",),
+            reference=name,
         ),
     )
 
@@ -523,5 +542,40 @@ TASKS = (
         _niah(q=4, haystack="essay"),
         **ESSAY,
         description="Four needles in the essays; all four keys are asked for.",
+    ),
+    ruler_task(
+        "vt",
+        "variable_tracking",
+        {"type_haystack": "noise", "num_chains": 1, "num_hops": 4},
+        description="Four chained variable assignments in noise; all variables holding the value are asked.",
+    ),
+    ruler_task(
+        "cwe",
+        "common_words_extraction",
+        {"freq_cw": 30, "freq_ucw": 3, "num_cw": 10},
+        english_words="english_words",
+        description="A numbered list of words; the ten that appear most often (30 times each) are asked for.",
+    ),
+    ruler_task(
+        "fwe",
+        "freq_words_extraction",
+        {"alpha": 2.0},
+        description="Coded words with zeta-distributed counts; the three most frequent are asked for.",
+    ),
+    ruler_task(
+        "qa_1",
+        "qa",
+        {"dataset": "squad"},
+        metric="string_match_part",
+        qa="squad",
+        description="A SQuAD 2.0 question over its paragraph hidden among distractor paragraphs.",
+    ),
+    ruler_task(
+        "qa_2",
+        "qa",
+        {"dataset": "hotpotqa"},
+        metric="string_match_part",
+        qa="hotpotqa",
+        description="A HotpotQA question over its paragraphs hidden among distractor paragraphs.",
     ),
 )
