@@ -66,19 +66,20 @@ def tokenizer_spec(case: dict, llama2_tokenizer: str) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_eval_rows_are_rulers_rows(case, ruler_inputs, llama2_tokenizer, cl100k, tmp_path):
-    generate = {"essay": ruler_inputs["essay"]} if case["task"] in ESSAY_TASKS else {}
-    if case["task"] == "qa_2":
-        # the build prepares dev beside eval; the synthetic HotpotQA file's 520 questions leave only 20
-        # past eval's 500 for it
-        generate["rows"] = 10
-    rows = load_dataset(
-        "longbench_suite",
-        f"ruler/{case['task']}_{LENGTH_NAMES[case['length']]}",
-        split="eval",
-        tokenizer=tokenizer_spec(case, llama2_tokenizer),
-        data_dir=ruler_inputs["data_dir"],
-        cache_dir=str(tmp_path),
-        generate=generate or None,
+    generate = {"essay": ruler_inputs["essay"]} if case["task"] in ESSAY_TASKS else None
+    # streamed: eval alone (a prepared build also makes dev, whose screen builds eval at every length;
+    # streamed and prepared rows are the same, tests/test_determinism.py)
+    rows = list(
+        load_dataset(
+            "longbench_suite",
+            f"ruler/{case['task']}_{LENGTH_NAMES[case['length']]}",
+            split="eval",
+            streaming=True,
+            tokenizer=tokenizer_spec(case, llama2_tokenizer),
+            data_dir=ruler_inputs["data_dir"],
+            cache_dir=str(tmp_path),
+            generate=generate,
+        )
     )
     assert len(rows) == SAMPLES
     for row, ruler in zip(rows, first_records(case["name"]), strict=False):

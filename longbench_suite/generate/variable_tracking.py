@@ -198,10 +198,12 @@ def _rendered(drawer: Drawer, chains: Chains, lines: tuple[str, ...]) -> tuple[s
     return head, lines, tail
 
 
-def _nothing_fits(budget: int, tokens: int, size: int) -> DataFormatError:
+def _nothing_fits(
+    budget: int, tokens: int, size: int, what: str = "choose a longer length"
+) -> DataFormatError:
     return DataFormatError(
         f"vt: no haystack fits {budget} tokens; the prompt alone is {tokens} tokens at {size} haystack "
-        "units (choose a longer length)"
+        f"units ({what})"
     )
 
 
@@ -220,7 +222,13 @@ def example_text(drawer: Drawer, counted: Counted, streams: Streams, answer_pref
             return head + "\n".join(lines) + tail + " " + " ".join(chains.names[0]) + "\n"
         if size > step:
             size -= step
-    raise _nothing_fits(EXAMPLE_LENGTH, tokens, size)
+    raise _nothing_fits(
+        EXAMPLE_LENGTH,
+        tokens,
+        size,
+        "RULER sizes its in-context example to this fixed budget at every length: "
+        "this tokenizer counts the example's smallest haystack over it",
+    )
 
 
 def randomized(example: str, streams: Streams, hops: int) -> str:
