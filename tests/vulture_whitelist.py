@@ -44,3 +44,6 @@ string_match_part
 
 # each RULER source's licence, as the ruler card states it (tests/test_ruler_sources.py: every source has one)
 LICENCES
+
+# what a samples module declares cannot build under the demo tokenizer (read by tests/test_sandbox.py)
+UNBUILDABLE_IN_SANDBOX
