@@ -46,7 +46,13 @@ def _build_demo(cache_dir: str | None):
     mirror, tokenizer = options["mirror"], options["tokenizer"]
     counter = load_tokenizer(tokenizer)
     samples = {b: registry.samples(b) for b in registry.benchmark_names()}
-    configs = [(b, config, None) for b, module in samples.items() for config in module.DEMO_CONFIGS]
+    # a config both listed and generated is built once, with its generate options
+    configs = [
+        (b, config, None)
+        for b, module in samples.items()
+        for config in module.DEMO_CONFIGS
+        if config not in getattr(module, "DEMO_GENERATED", {})
+    ]
     configs += [
         (b, config, generate)
         for b, module in samples.items()
