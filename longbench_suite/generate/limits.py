@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass
 
 from ..errors import DataFormatError, OptionError, SourceError, first_lone_surrogate
 
@@ -27,6 +28,23 @@ def parse_length(length: str) -> int | None:
     """Tokens of a length name: ``6000``, ``48k`` (49152), ``1m`` (1048576); ``None`` if not one."""
     match = _LENGTH.fullmatch(length)
     return int(match.group(1)) * _UNITS[match.group(2)] if match else None
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class TokenCountLengths:
+    """A generated task's lengths are token counts: a config exists at any count past the task's
+    generation length (``max_new_tokens``), and that count is its window and ``max_length``. (A field-less
+    dataclass, so it mixes into the frozen ``Task`` dataclasses.)"""
+
+    def accepts_length(self, length: str) -> bool:
+        tokens = parse_length(length)
+        return tokens is not None and tokens > self.max_new_tokens
+
+    def window(self, length: str) -> int:
+        return parse_length(length)
+
+    def max_length(self, length: str) -> int:
+        return parse_length(length)
 
 
 def check_length(config: str, length: str | None) -> None:

@@ -39,7 +39,7 @@ from longbench_suite.generate import niah_ruler
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.kv import DEPTHS as KV_DEPTHS
 from longbench_suite.generate.kv import kv_row
-from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
+from longbench_suite.generate.limits import TokenCountLengths, check_length, check_rows, read_essay
 from longbench_suite.generate.niah import HAYSTACKS, NOTHING, VARIANTS, Essay, Excluded, NiahSettings, Sample
 from longbench_suite.generate.niah_ruler import essay_haystack, ruler_draws, singular
 from longbench_suite.generate.search import Prompt, Sizer
@@ -104,7 +104,7 @@ class Options:
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
-class GeneratedTask(HelmetTask):
+class GeneratedTask(TokenCountLengths, HelmetTask):
     """A generator: any length, one ``dev`` split of generated rows."""
 
     #: the HELMET task whose ``eval`` rows generated rows avoid
@@ -115,16 +115,6 @@ class GeneratedTask(HelmetTask):
     missing_split_reasons: ClassVar[Mapping[str, str]] = {
         "eval": "generated configs have only 'dev' (training rows); evaluate on HELMET's matching task"
     }
-
-    def accepts_length(self, length: str) -> bool:
-        tokens = parse_length(length)
-        return tokens is not None and tokens > self.max_new_tokens
-
-    def window(self, length: str) -> int:
-        return parse_length(length)
-
-    def max_length(self, length: str) -> int:
-        return parse_length(length)
 
     def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
         self.check_options(Options.of(options, self.name))

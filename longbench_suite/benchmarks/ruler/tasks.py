@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.fit.rules import InputBudget
-from longbench_suite.generate.limits import check_length, check_rows, parse_length, read_essay
+from longbench_suite.generate.limits import TokenCountLengths, check_length, check_rows, read_essay
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
 from longbench_suite.partition.leakage import LeakageRule
@@ -182,7 +182,7 @@ SPECIAL_TOLERANCE = 2
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
-class RulerTask(Task):
+class RulerTask(TokenCountLengths, Task):
     """One task of RULER's ``synthetic.yaml``: its script, that script's arguments, its sources."""
 
     #: the RULER script (its ``constants.py`` key): ``niah``, ``variable_tracking``, ``qa``, ...
@@ -203,16 +203,6 @@ class RulerTask(Task):
     shardable: ClassVar[bool] = False
 
     # -- lengths ------------------------------------------------------------------------------------
-
-    def accepts_length(self, length: str) -> bool:
-        tokens = parse_length(length)
-        return tokens is not None and tokens > self.max_new_tokens
-
-    def window(self, length: str) -> int:
-        return parse_length(length)
-
-    def max_length(self, length: str) -> int:
-        return parse_length(length)
 
     def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
         given = Options.of(options, self.name)
