@@ -39,11 +39,20 @@ _DATASETS_OWN = ("data_dir", "cache_dir")
 
 
 def get_builder(
-    name: str, *, benchmark: str | None = None, options: BuildOptions | None = None, **keywords
+    name: str,
+    *,
+    benchmark: str | None = None,
+    split: str | None = None,
+    options: BuildOptions | None = None,
+    **keywords,
 ) -> SuiteBuilder:
     """The builder of one config (``"nq_32k"``, ``"helmet/nq_32k"``), with the user's build options:
     ``options=BuildOptions(...)`` and/or its fields as keywords (a keyword replaces that field of
     ``options``; :class:`~longbench_suite.options.BuildOptions` documents each).
+
+    ``split`` (a split expression, ``"eval"``, ``"dev[:10]"``) is what the caller will read: a task
+    that makes each split apart (RULER's, whose ``dev`` screen draws ``eval`` at every length) then
+    builds only those splits, in a cache of their own, unless a build of every split is cached already.
 
     ``demo=True`` builds from the offline sandbox: its sample mirror and, unless ``tokenizer`` /
     ``pretruncation_tokenizer`` are given, its BPE tokenizer, written on first use under the cache
@@ -72,7 +81,22 @@ def get_builder(
         )
         options = options.replace(**sandbox)
     with _unwrapped_errors(options.cache_dir), _read_only_cache(options.cache_dir):
-        return builder_cls(config_name=config, options=options)
+        builder = builder_cls(config_name=config, options=options)
+        made = splits_to_make(builder, split)
+        return builder if made is None else builder_cls(config_name=config, options=options, splits=made)
+
+
+def splits_to_make(builder: SuiteBuilder, split: str | None) -> tuple[str, ...] | None:
+    """The splits a build for reading ``split`` makes, where it makes fewer than the config has: a task
+    whose splits are made apart (``Task.splits_apart``), with no build of every split in the cache."""
+    task, length = builder.config.task, builder.config.length
+    if split is None or task is None or not task.splits_apart:
+        return None
+    has = task.splits(length)
+    asked = set(_requested_splits(split))
+    if not asked < set(has) or datasets_hooks.is_prepared(builder):
+        return None  # every split, an unknown one (check_splits names it), or all already built
+    return tuple(s for s in has if s in asked)
 
 
 def _requested_splits(split: str) -> list[str]:
@@ -270,7 +294,8 @@ def load_dataset(
             + ", ".join(registry.list_configs(None if path == registry.SUITE else path)[:5])
             + " (see `longbench-suite list`)"
         )
-    builder = get_builder(name, benchmark=None if path == registry.SUITE else path, options=options)
+    bench = None if path == registry.SUITE else path
+    builder = get_builder(name, benchmark=bench, split=None if streaming else split, options=options)
     check_splits(builder, split)
     check_num_proc(num_proc)
     loaded = streamed(builder, split) if streaming else prepared(builder, split, num_proc)

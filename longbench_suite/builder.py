@@ -76,12 +76,15 @@ class SuiteConfig(datasets.BuilderConfig):
         task: Task | None = None,
         length: str | None = None,
         options: BuildOptions | None = None,
+        splits: tuple[str, ...] | None = None,
         **kwargs,
     ) -> None:
         super().__init__(**kwargs)
         self.task = task
         self.length = length
         self.options = options if options is not None else BuildOptions()
+        #: the splits this build makes, where it makes fewer than the config has (``Task.splits_apart``)
+        self.splits = splits
         check_max_input_tokens(self.options.max_input_tokens)
 
     @property
@@ -110,10 +113,11 @@ class SuiteConfig(datasets.BuilderConfig):
         # they come from) is hashed here, so no path or URL — nor any credential in it — shows in
         # the cache path.
         options = self.options.config_identity()
+        only = f"-only-{'+'.join(self.splits)}" if self.splits else ""
         if not options:
-            return self.name
+            return self.name + only
         digest = hashlib.sha256(repr(sorted(options.items())).encode("utf-8")).hexdigest()[:12]
-        return f"{self.name}-{digest}"
+        return f"{self.name}-{digest}{only}"
 
 
 def package_files(root: Path, skip: Path | None = None) -> list[Path]:
@@ -288,14 +292,14 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
         files = resolver.resolve(sources)
         with forgotten_on_bad_data(files.values()):
             facts = task.source_facts(length, files)
-            self.available_splits = task.splits(length, files)
+            self.available_splits = self._made_splits(task.splits(length, files))
         dev_sources = task.dev_sources(length) if "dev" in self.available_splits else {}
         purpose = task.dev_sources_purpose
         dev_files = self._split_files(resolver, "dev", dev_sources, purpose) if dev_sources else None
         if dev_files is not None:
             files = {**files, **dev_files}
             with forgotten_on_bad_data(files.values()):
-                self.available_splits = task.splits(length, files)
+                self.available_splits = self._made_splits(task.splits(length, files))
         self._resolver = resolver
         num_shards = stream_shards(files) if task.shardable else 1
         streaming = isinstance(dl_manager, StreamingDownloadManager)
@@ -331,6 +335,11 @@ class SuiteBuilder(datasets.GeneratorBasedBuilder):
             )
             for split in self.available_splits
         ]
+
+    def _made_splits(self, splits: tuple[str, ...]) -> tuple[str, ...]:
+        """The config's ``splits`` this build makes (those asked for, where it makes fewer)."""
+        made = self.config.splits
+        return splits if made is None else tuple(s for s in splits if s in made)
 
     def _prepare_split(self, split_generator, *args, num_proc: int | None = None, **kwargs):
         """``datasets``' split preparation; with several processes, the split's plan is made first, here.

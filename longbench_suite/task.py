@@ -106,6 +106,9 @@ class Task(ABC):
     holdout_key: ClassVar[str] = "query_id"
     #: whether a split can be cut into stream shards (its plan lists its rows before reading them)
     shardable: ClassVar[bool] = True
+    #: whether each split is made without the other (no shared partition of the same records): a
+    #: prepared load of one split then builds that split alone (``docs/architecture.md`` §1)
+    splits_apart: ClassVar[bool] = False
     #: columns that hold the ``input``'s token count when the config's tokenizer has the given identity
     #: (``None`` under any other tokenizer)
     token_count_columns: ClassVar[Mapping[str, str]] = {}

@@ -194,7 +194,7 @@ def test_the_default_pretruncation_tokenizer_needs_the_hub_and_says_how_to_avoid
 def test_cli_passes_the_pretruncation_tokenizer(monkeypatch, llama2_tokenizer):
     seen = {}
 
-    def fake_get_builder(name, *, options=None, **keywords):
+    def fake_get_builder(name, *, split=None, options=None, **keywords):
         seen.update(BuildOptions.of(options, **keywords).given())
         raise SystemExit(0)
 

@@ -167,6 +167,20 @@ def test_dev_avoids_every_eval_key(tmp_path):
     assert not seen & {s for row in dev for s in row["screened"]}
 
 
+def test_eval_alone_is_built_without_dev_and_a_build_of_both_serves_it(tiny_tokenizer, tmp_path):
+    """``dev``'s screen draws ``eval`` at every listed length: asking for ``eval`` builds it alone, in a
+    cache of its own; once every split is built, that build serves ``eval``, with the same rows."""
+    options = dict(tokenizer=tiny_tokenizer, cache_dir=str(tmp_path))
+    alone = load_dataset("ruler", "niah_single_1_2k", split="eval", **options)
+    assert get_builder("ruler/niah_single_1_2k", split="eval", **options).info.splits.keys() == {"eval"}
+    assert not list(tmp_path.rglob("ruler-screen"))  # dev's screen never ran
+    both = load_dataset("ruler", "niah_single_1_2k", generate={"rows": 3}, **options)
+    assert set(both) == {"dev", "eval"} and list(tmp_path.rglob("ruler-screen"))
+    again = load_dataset("ruler", "niah_single_1_2k", split="eval", generate={"rows": 3}, **options)
+    assert again.cache_files == both["eval"].cache_files
+    assert again["input"] == alone["input"] and again["query_id"] == alone["query_id"]
+
+
 def test_configs_are_listed_at_rulers_lengths_and_built_at_any():
     expected = spec("ruler")
     assert BENCH.config_names == expected.configs

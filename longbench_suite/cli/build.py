@@ -87,7 +87,7 @@ def _prepared_builders(args) -> list:
 
     num_proc = api.check_num_proc(getattr(args, "num_proc", None))
     build = build_options(args)
-    builders = [api.get_builder(name, options=build) for name in args.configs]
+    builders = [api.get_builder(name, split=args.split, options=build) for name in args.configs]
     for builder in builders:
         api.check_splits(builder, args.split)
     api.prepare(builders, num_proc=num_proc)

@@ -169,7 +169,7 @@ def predict(
         from ..metrics.scoring import scoring_options
 
         scoring_options([registry.resolve(name)[0] for name in configs], strict=strict)
-    builders = [api.get_builder(name, options=options) for name in configs]
+    builders = [api.get_builder(name, split=split, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     api.prepare(builders)

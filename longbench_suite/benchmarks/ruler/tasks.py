@@ -201,6 +201,9 @@ class RulerTask(TokenCountLengths, Task):
     leakage_columns: ClassVar[tuple[str, ...]] = ()
     #: every row of a split comes from one random stream, as RULER draws them: one shard, one process
     shardable: ClassVar[bool] = False
+    #: eval is RULER's seed-42 rows, dev another seed's: ``load_dataset(..., split="eval")`` never pays
+    #: for dev's screen, which draws eval at every listed length
+    splits_apart: ClassVar[bool] = True
 
     # -- lengths ------------------------------------------------------------------------------------
 
