@@ -34,6 +34,7 @@ from typing import Any
 
 from ..errors import DataFormatError, OptionError, ShortSourceError
 from ..fit.tokenizers import TiktokenCounter, TokenCounter
+from .ruler_records import cut_at_prefix, ruler_record
 from .words import common_words
 
 #: RULER's ``constants.py`` entry for ``common_words_extraction``; ``prepare.py`` passes the script the
@@ -420,16 +421,7 @@ def ruler_rows(
         draw, length = _row(words, rng, num_words, max_seq_length, tokens_to_generate)
         if excluded and _answer_key(draw.main.common) in excluded:
             continue
-        text = words.text(draw)
-        cut = text.rfind(answer_prefix[:10])
-        yield {
-            "index": index,
-            "input": text[:cut],
-            "outputs": draw.main.common,
-            "length": length,
-            "length_w_model_temp": length,
-            "answer_prefix": text[cut:],
-        }
+        yield ruler_record(index, *cut_at_prefix(words.text(draw), answer_prefix), draw.main.common, length)
         index += 1
 
 

@@ -32,6 +32,7 @@ import numpy as np
 from ..errors import DataFormatError, MissingDependencyError, OptionError
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
 from .count import PIECE_BREAK_ENCODINGS
+from .ruler_records import cut_at_prefix, ruler_record
 
 #: RULER's ``constants.py`` entry for ``freq_words_extraction`` (the ``base`` model template adds nothing)
 TEMPLATE = (
@@ -297,23 +298,14 @@ def ruler_rows(
     budget = max_seq_length - tokens_to_generate
     rows = Rows(settings, counter, template, budget, seed)
     num_words = rows.initial_words()
-    cut, number = answer_prefix[:10], 0
+    number = 0
     while num_samples is None or number < num_samples:
         vocab, used, tokens = rows.row(num_words)
         answers = vocab[1:4]
         if not excluded.isdisjoint(answers):
             continue
         text = rows.text(vocab, used)
-        split = text.rfind(cut)
-        length = tokens + tokens_to_generate
-        yield {
-            "index": number,
-            "input": text[:split],
-            "outputs": answers,
-            "length": length,
-            "length_w_model_temp": length,
-            "answer_prefix": text[split:],
-        }
+        yield ruler_record(number, *cut_at_prefix(text, answer_prefix), answers, tokens + tokens_to_generate)
         number += 1
 
 

@@ -19,6 +19,7 @@ from typing import Any
 from ..fit.tokenizers import TokenCounter
 from .count import PromptCounter
 from .niah import NOTHING, Essay, NiahSettings, Sample
+from .ruler_records import cut_at_prefix, ruler_record
 from .search import Drawn, Prompt, Sizer
 from .sentences import sent_tokenize
 
@@ -137,25 +138,16 @@ def ruler_rows(
         essay=essay_haystack(essay) if settings.haystack == "essay" else None,
         excluded=excluded,
     )
-    cut = answer_prefix[:10]  # niah.py finds the prefix by its first ten characters
     for number, drawn in enumerate(draws):
         if num_samples is not None and number >= num_samples:
             return
-        text = drawn.prompt.text
-        at = text.rfind(cut)
-        prompt, prefix = text[:at], text[at:]
-        answers = list(drawn.sample.answers)
+        prompt, prefix = cut_at_prefix(drawn.prompt.text, answer_prefix)
+        answers = drawn.sample.answers
         index = prompt.find(answers[0])
         length = drawn.tokens - prompts.specials + tokens_to_generate
-        yield {
-            "index": index,
-            "input": prompt,
-            "outputs": answers,
-            "length": length,
-            "length_w_model_temp": length,
-            "answer_prefix": prefix,
-            "token_position_answer": counter.count(prompt[:index], special=False),
-        }
+        record = ruler_record(index, prompt, prefix, answers, length)
+        record["token_position_answer"] = counter.count(prompt[:index], special=False)
+        yield record
 
 
 def screen_strings(record: Mapping[str, Any]) -> set[str]:

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..errors import BudgetError, OptionError
 from ..fit.tokenizers import HFTokenizer, TiktokenCounter, TokenCounter
+from .ruler_records import cut_at_prefix, ruler_record
 
 #: RULER's ``constants.py`` entry for ``qa`` (the ``base`` model template adds nothing)
 TEMPLATE = (
@@ -349,14 +350,7 @@ def ruler_rows(
         order, length = _fit(drawer, cost, question, head, tail, num_docs, max_seq_length, tokens_to_generate)
         if question.query not in excluded:
             prompt, prefix = _split_prefix(head, order.tolist(), qa.documents, tail, answer_prefix)
-            yield {
-                "index": index,
-                "input": prompt,
-                "outputs": list(question.outputs),
-                "length": length,
-                "length_w_model_temp": length,
-                "answer_prefix": prefix,
-            }
+            yield ruler_record(index, prompt, prefix, question.outputs, length)
             yielded += 1
         index += 1
 
@@ -365,13 +359,10 @@ def _split_prefix(
     head: str, order: Sequence[int], documents: Sequence[str], tail: str, answer_prefix: str
 ) -> tuple[str, str]:
     """RULER's cut of the prompt at the last ``answer_prefix[:10]``: the input, and the prefix after it."""
-    marker = answer_prefix[:10]
-    at = tail.rfind(marker)
+    at = tail.rfind(answer_prefix[:10])
     if at >= 0:  # the last one is in the tail (where the template puts the prefix)
         return render(head, order, documents, tail[:at]), tail[at:]
-    text = render(head, order, documents, tail)
-    at = text.rfind(marker)
-    return text[:at], text[at:]
+    return cut_at_prefix(render(head, order, documents, tail), answer_prefix)
 
 
 def _search(

@@ -31,6 +31,7 @@ from ..errors import DataFormatError, OptionError
 from ..fit.tokenizers import TokenCounter
 from .count import PromptCounter
 from .niah import NOISE, Essay
+from .ruler_records import cut_at_prefix, ruler_record
 from .sentences import sent_tokenize
 
 #: RULER's ``constants.py`` entry for ``variable_tracking`` (the ``base`` model template adds nothing)
@@ -291,7 +292,7 @@ def ruler_rows(
     extra = example_tokens + tokens_to_generate
     found = _search(drawer, counted, streams, step, max_seq_length, extra, False)
 
-    cut, number = answer_prefix[:10], 0
+    number = 0
     while num_samples is None or number < num_samples:
         size = found  # each row starts from the searched size
         for _ in range(MAX_RETRIES):
@@ -311,15 +312,7 @@ def ruler_rows(
         if not excluded.isdisjoint((*answers, chains.value)):
             continue
         text = head + "\n".join(lines) + tail
-        split = text.rfind(cut)
-        yield {
-            "index": number,
-            "input": text[:split],
-            "outputs": answers,
-            "length": length,
-            "length_w_model_temp": length,
-            "answer_prefix": text[split:],
-        }
+        yield ruler_record(number, *cut_at_prefix(text, answer_prefix), answers, length)
         number += 1
 
 
