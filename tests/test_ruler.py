@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from longbench_suite import get_builder, load_dataset, registry
+from longbench_suite import cli, get_builder, load_dataset, registry
 from longbench_suite.errors import OptionError
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate import niah_ruler
@@ -167,11 +167,17 @@ def test_dev_avoids_every_eval_key(tmp_path):
     assert not seen & {s for row in dev for s in row["screened"]}
 
 
-def test_eval_alone_is_built_without_dev_and_a_build_of_both_serves_it(tiny_tokenizer, tmp_path):
-    """``dev``'s screen draws ``eval`` at every listed length: asking for ``eval`` builds it alone, in a
-    cache of its own; once every split is built, that build serves ``eval``, with the same rows."""
+def test_eval_alone_is_built_without_dev_and_a_build_of_both_serves_it(tiny_tokenizer, tmp_path, capsys):
+    """``dev``'s screen draws ``eval`` at every listed length: asking for ``eval`` (``load_dataset``,
+    ``build --split``) builds it alone, in a cache of its own; once every split is built, that build
+    serves ``eval``, with the same rows."""
     options = dict(tokenizer=tiny_tokenizer, cache_dir=str(tmp_path))
+    given = ["--tokenizer", tiny_tokenizer, "--cache-dir", str(tmp_path)]
+    cli.main(["build", "ruler/niah_single_1_2k", "--split", "eval", *given])
+    built = capsys.readouterr().out.split("\t")
+    assert built[1:3] == ["eval", "500 rows"] and "niah_single_1_2k-only-eval" in built[3]
     alone = load_dataset("ruler", "niah_single_1_2k", split="eval", **options)
+    assert alone.cache_files[0]["filename"].startswith(built[3].strip())
     assert get_builder("ruler/niah_single_1_2k", split="eval", **options).info.splits.keys() == {"eval"}
     assert not list(tmp_path.rglob("ruler-screen"))  # dev's screen never ran
     both = load_dataset("ruler", "niah_single_1_2k", generate={"rows": 3}, **options)

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     metric_options = scoring_options([registry.resolve(name)[0] for name in configs], strict=args.strict)
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
-    builders = [api.get_builder(name, options=build) for name in configs]
+    builders = [api.get_builder(name, split=split, options=build) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)
     if record is not None:
