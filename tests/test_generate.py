@@ -17,7 +17,7 @@ from longbench_suite.errors import OptionError, SuiteError
 from longbench_suite.fit import fastcount
 from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
-from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer
+from longbench_suite.generate.niah import VARIANTS, Excluded, draw, drawer, uuid_run
 from longbench_suite.generate.words import key_words
 from longbench_suite.training.rewards import reward_function
 from tests.specs import spec
@@ -46,14 +46,18 @@ def gen(config, mirror, tokenizer, tmp_path, split="dev", **options):
 # -- counting ---------------------------------------------------------------------------------------
 
 
+def counter_of(tokenizer: str, llama2_tokenizer: str, monkeypatch):
+    """cl100k, or Llama-2 with fastokens (``"llama2"``) or without (``"llama2 without fastokens"``)."""
+    if tokenizer == "cl100k":
+        return load_tokenizer("cl100k_base")
+    if tokenizer != "llama2":
+        monkeypatch.setenv(fastcount.ENV, "0")
+    return load_tokenizer(Tokenizer.from_file(llama2_tokenizer))
+
+
 @pytest.mark.parametrize("tokenizer", ["llama2", "llama2 without fastokens", "cl100k"])
 def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenizer, cl100k, monkeypatch):
-    if tokenizer == "cl100k":
-        counter = load_tokenizer("cl100k_base")
-    else:
-        if tokenizer != "llama2":
-            monkeypatch.setenv(fastcount.ENV, "0")
-        counter = load_tokenizer(Tokenizer.from_file(llama2_tokenizer))
+    counter = counter_of(tokenizer, llama2_tokenizer, monkeypatch)
     counting = PromptCounter(counter)
     # fresh lines go whole through the fast backend where there is one, else line by line
     assert counting.fast_whole == (tokenizer != "llama2 without fastokens")
@@ -68,6 +72,32 @@ def test_line_summed_counts_equal_whole_prompt_counts(tokenizer, llama2_tokenize
         whole = counter.count(head + "\n".join(lines) + tail)
         assert counting.count(head, lines, tail) == whole
         assert counting.count(head, lines, tail, fresh=True) == whole
+
+
+@pytest.mark.parametrize("tokenizer", ["llama2", "llama2 without fastokens", "cl100k"])
+def test_a_prompt_and_its_tokens_before_any_character_are_counted_together_exactly(
+    tokenizer, llama2_tokenizer, cl100k, monkeypatch
+):
+    counter = counter_of(tokenizer, llama2_tokenizer, monkeypatch)
+    counting = PromptCounter(counter)
+    rng = random.Random(9)
+    words = ["One", "of", "the", " magic", "7654321.", "é", "😀", "  spaced", "{x}", "ab-cd", ":", "\t", "1"]
+    split = 0
+    for _ in range(80):
+        lines = tuple(
+            " ".join(rng.choice(words) for _ in range(rng.randint(0, 9))) for _ in range(rng.randint(1, 9))
+        )
+        head = rng.choice(["", "Intro text.\n", "A\nB\n", "no break "])
+        tail = rng.choice(["\nWhat is it?", "\n\nKey: x\nValue:", " tail"])
+        text = head + "\n".join(lines) + tail
+        for at in {rng.randrange(1, len(text) + 1) for _ in range(4)}:
+            whole, before = counting.count_and_prefix(head, lines, tail, at)
+            assert whole == counter.count(text)
+            if before is not None:  # None: no rule splits there, the caller counts the prefix itself
+                split += 1
+                assert before == counter.count(text[:at], special=False), (text, at)
+    # the fast backends split most prompts; tokenizers alone counts them line by line and never splits
+    assert (split > 20) == (tokenizer != "llama2 without fastokens")
 
 
 def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
@@ -128,6 +158,22 @@ def test_drawers_consume_the_stream_exactly_as_rulers_random_calls():
         made = {kind: drawer(ours, kind) for kind in ruler}
         assert [made[kind]() for kind in kinds] == [ruler[kind](theirs) for kind in kinds]
         assert ours.getstate() == theirs.getstate()
+
+
+def test_a_run_of_uuids_in_one_call_is_rulers_uuids_one_by_one():
+    for seed, count in ((0, 1), (7, 2), (42, 801)):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        ours.random(), theirs.random()  # not at the start of a generator block
+        expected = [str(uuid.UUID(int=theirs.getrandbits(128), version=4)) for _ in range(count)]
+        assert uuid_run(ours, count) == expected
+        assert ours.getstate() == theirs.getstate()
+    # an excluded UUID among them: nothing drawn, the caller draws one by one
+    rng = random.Random(3)
+    state = rng.getstate()
+    drawn = uuid_run(rng, 5)
+    rng.setstate(state)
+    assert uuid_run(rng, 5, frozenset([drawn[3]])) is None
+    assert rng.getstate() == state
 
 
 @pytest.mark.slow

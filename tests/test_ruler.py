@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import itertools
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,19 @@ def test_screen_strings_split_a_multi_key_question():
         "answer_prefix": " The special magic numbers for a-b, c-d, e-f, and g-h mentioned in the text are",
     }
     assert screen_strings(record) == {"a-b", "c-d", "e-f", "g-h", "1", "2", "3", "4"}
+
+
+def test_the_last_question_is_read_from_the_end_as_the_whole_text_scan_finds_it():
+    rng = random.Random(4)
+    parts = ["special magic numbers for ", "x-y", " mentioned in the ", "\n", "special magic ", "a, b"]
+    parts.append(" for ")
+    found = 0
+    for _ in range(3000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randint(0, 14)))
+        every = niah_ruler._ASKED.findall(text)
+        assert niah_ruler.last_asked(text) == (every[-1] if every else None), text
+        found += bool(every)
+    assert found > 300
 
 
 @pytest.mark.slow

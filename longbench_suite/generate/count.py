@@ -62,19 +62,50 @@ class PromptCounter:
                 texts = [head, lines[-1] + tail, *(line + "\n" for line in repeats)]
                 first, last, *each = self._counts(texts, remember=True)
                 return self.specials + first + last + sum(map(operator.mul, repeats.values(), each))
-        if (fresh and self.fast_whole) or not self._line_rule(head, lines, tail):
+        if fresh and self.fast_whole:
+            return self.counter.count_fresh(head + "\n".join(lines) + tail)
+        if not self._line_rule(head, lines, tail):
             return self.counter.count(head + "\n".join(lines) + tail)
         texts = [head[:-1], "\n" + lines[0]] if head else [lines[0]]
         counts = self._counts([*texts, *("\n" + line for line in lines[1:]), tail], remember=not fresh)
         return self.specials + sum(counts) - self._overhead * (len(counts) - 1)
 
+    def count_and_prefix(self, head: str, lines: Sequence[str], tail: str, at: int) -> tuple[int, int | None]:
+        """A fresh prompt's tokens (as :meth:`count`) and, without special tokens, those of its first
+        ``at`` characters, or ``None`` for those where no rule gives them from the same counting.
+
+        With a fast exact backend the prompt is counted in two calls split at the start of the line
+        holding character ``at``, and that line's first part once more: under Llama's line rule
+        ``count(a + "\n" + b) == count(a) + count("\n" + b) - overhead``, under the tiktoken encodings of
+        :data:`PIECE_BREAK_ENCODINGS` ``count(a + "\n" + b) == count(a + "\n") + count(b)`` when ``b``
+        starts with a letter or digit. RULER's answer position costs a line instead of half a prompt.
+        """
+        text = head + "\n".join(lines) + tail
+        start = text.rfind("\n", 0, at) + 1  # the start of the line holding ``at``
+        line_end = text.find("\n", start)
+        within = len(head) <= start and (line_end == -1 or line_end <= len(text) - len(tail))
+        if not (self.fast_whole and within and 1 < start < at):
+            return self.count(head, lines, tail, fresh=True), None
+        fresh = self.counter.count_fresh
+        if self._overhead is not None and self.counter.splits_at_newlines:
+            left = fresh(text[: start - 1], special=False)
+            right, part = fresh(text[start - 1 :], special=False), fresh(text[start - 1 : at], special=False)
+            return self.specials + left + right - self._overhead, left + part - self._overhead
+        if self._piece_breaks and text[start].isalnum():
+            left = fresh(text[:start], special=False)
+            right, part = fresh(text[start:], special=False), fresh(text[start:at], special=False)
+            return self.specials + left + right, left + part
+        return self.count(head, lines, tail, fresh=True), None
+
     def _line_rule(self, head: str, lines: Sequence[str], tail: str) -> bool:
-        # the context at the start or after a line break, a line break after it, and no long line
+        # the context at the start or after a line break, a line break after it, and no long line; the
+        # first part is not empty (the rule takes its start-of-text tokens from it)
         return (
             self._overhead is not None
             and bool(lines)
             and tail.startswith("\n")
             and (not head or head.endswith("\n"))
+            and bool(head[:-1] if head else lines[0])
             and all(len(line) <= MAX_LINE_CHARS for line in lines)
         )
 

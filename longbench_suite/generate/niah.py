@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy
+
 from .words import key_words
 
 NEEDLE = "One of the special magic {type_needle_v} for {key} is: {value}."
@@ -97,6 +99,30 @@ def uuid4_text(bits: int) -> str:
     bits = (bits & ~(0xC000 << 48) | 0x8000 << 48) & ~(0xF000 << 64) | 4 << 76
     h = f"{bits:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def uuid_run(rng: random.Random, count: int, excluded: frozenset[str] = frozenset()) -> list[str] | None:
+    """``count`` UUIDs drawn one after the other as :func:`drawer` draws them, in one call: CPython's
+    ``getrandbits(128 * count)`` is the same generator outputs as ``count`` calls of
+    ``getrandbits(128)``, lowest bits first. ``None``, nothing drawn, when one is in ``excluded`` (the
+    caller then draws one by one, redrawing it) or ``rng`` is not a plain ``random.Random``."""
+    if type(rng) is not random.Random or count <= 0:
+        return None
+    state = rng.getstate()
+    raw = rng.getrandbits(128 * count).to_bytes(16 * count, "little")
+    # each UUID's 16 bytes, most significant first, with uuid4_text's version and variant bits
+    big = numpy.frombuffer(raw, dtype=numpy.uint8).reshape(count, 16)[:, ::-1].copy()
+    big[:, 6] = (big[:, 6] & 0x0F) | 0x40
+    big[:, 8] = (big[:, 8] & 0x3F) | 0x80
+    h = big.tobytes().hex()
+    uuids = [
+        f"{h[i : i + 8]}-{h[i + 8 : i + 12]}-{h[i + 12 : i + 16]}-{h[i + 16 : i + 20]}-{h[i + 20 : i + 32]}"
+        for i in range(0, 32 * count, 32)
+    ]
+    if excluded and not excluded.isdisjoint(uuids):
+        rng.setstate(state)
+        return None
+    return uuids
 
 
 def drawer(rng: random.Random, kind: str, excluded: frozenset[str] = frozenset()) -> Callable[[], str]:
@@ -197,7 +223,14 @@ def draw(
             sentences = [NOISE] * size
         else:
             # a key, then its value, needle by needle
-            sentences = [before + new_key() + middle + new_value() + after for _ in range(size)]
+            both = None
+            if settings.key_kind == settings.value_kind == "uuids":
+                both = uuid_run(rng, 2 * size, excluded.strings)
+            if both is not None:
+                pairs = zip(both[::2], both[1::2], strict=True)
+                sentences = [before + key + middle + value + after for key, value in pairs]
+            else:
+                sentences = [before + new_key() + middle + new_value() + after for _ in range(size)]
         at = sorted(rng.sample(range(size), len(needles)), reverse=True)
         for index, needle in zip(at, needles, strict=False):
             sentences.insert(index, needle)

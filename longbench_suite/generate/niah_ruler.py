@@ -18,7 +18,7 @@ from typing import Any
 
 from ..fit.tokenizers import TokenCounter
 from .count import PromptCounter
-from .niah import NOTHING, Essay, NiahSettings, Sample
+from .niah import Essay, NiahSettings, Sample
 from .ruler_records import cut_at_prefix, ruler_record
 from .search import Drawn, Prompt, Sizer
 from .sentences import sent_tokenize
@@ -94,13 +94,20 @@ def ruler_draws(
         return Prompt(head, sample.lines, tail)
 
     limit = max_seq_length - tokens_to_generate + counter.specials
-    sizer = Sizer(settings, prompt, counter, limit, max_seq_length, seed, essay, NOTHING, where=where)
+    sizer = Sizer(
+        settings, prompt, counter, limit, max_seq_length, seed, essay, where=where, answer_at=first_answer
+    )
     stream = random.Random(seed)
     size = sizer.search(stream)
     while True:
         drawn = sizer.row(stream, size)
         if excluded.isdisjoint((*drawn.sample.queries, *drawn.sample.answers)):
             yield drawn
+
+
+def first_answer(sample: Sample, text: str) -> int:
+    """Where ``niah.py`` finds a row's answer: its first value's first occurrence in the prompt."""
+    return text.find(sample.answers[0])
 
 
 def ruler_rows(
@@ -146,16 +153,32 @@ def ruler_rows(
         index = prompt.find(answers[0])
         length = drawn.tokens - prompts.specials + tokens_to_generate
         record = ruler_record(index, prompt, prefix, answers, length)
-        record["token_position_answer"] = counter.count(prompt[:index], special=False)
+        counted = drawn.answer_at == index and drawn.answer_tokens is not None
+        record["token_position_answer"] = (
+            drawn.answer_tokens if counted else counter.count_fresh(prompt[:index], special=False)
+        )
         yield record
+
+
+def last_asked(text: str) -> str | None:
+    """The keys of the last question in ``text`` (``_ASKED``'s last match), read from the end: a match
+    never spans a line break, so the last line holding one holds the last (a needle haystack's prompt
+    is thousands of lines the pattern would otherwise scan)."""
+    end = len(text)
+    while end >= 0:
+        start = text.rfind("\n", 0, end) + 1
+        asked = _ASKED.findall(text, start, end)
+        if asked:
+            return asked[-1]
+        end = start - 1
+    return None
 
 
 def screen_strings(record: Mapping[str, Any]) -> set[str]:
     """What a fresh row may never share with this eval record: the keys it asks for and its answers."""
-    asked = _ASKED.findall(record["input"] + record.get("answer_prefix", ""))
+    query = last_asked(record["input"] + record.get("answer_prefix", ""))
     strings = set(record["outputs"])
-    if asked:
-        query = asked[-1]
+    if query is not None:
         head, _, last = query.rpartition(", and ")
         strings.update([*head.split(", "), last] if head else [query])
     return strings

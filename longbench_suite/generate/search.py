@@ -49,6 +49,10 @@ class Drawn:
     sample: Sample
     prompt: Prompt
     tokens: int  # the prompt's tokens, special tokens included
+    #: where the answer starts in the prompt's text and the tokens before it (no special tokens), when
+    #: the sizer was asked (``answer_at``) and counting gave them
+    answer_at: int | None = None
+    answer_tokens: int | None = None
 
 
 class Sizer:
@@ -69,7 +73,11 @@ class Sizer:
         essay: Essay | None = None,
         excluded: Excluded = NOTHING,
         where: str = "",
+        answer_at: Callable[[Sample, str], int] | None = None,
     ) -> None:
+        # ``answer_at(sample, text)``: where a drawn prompt's answer starts (its tokens before it are
+        # counted with the prompt's when a rule allows; a needle haystack's prompts are fresh)
+        self.answer_at = answer_at
         self.settings, self.render, self.counter = settings, render, counter
         self.limit, self.max_length, self.shuffle_seed = limit, max_length, shuffle_seed
         self.essay, self.excluded, self.where = essay, excluded, where
@@ -89,6 +97,11 @@ class Sizer:
         prompt = self.render(sample)
         # noise lines repeat; needle lines and the essay's needle places are new at every draw
         fresh = self.settings.haystack != "noise"
+        if fresh and self.answer_at is not None:
+            at = self.answer_at(sample, prompt.text)
+            if at > 0:
+                tokens, before = self.counter.count_and_prefix(prompt.head, prompt.lines, prompt.tail, at)
+                return Drawn(sample, prompt, tokens, at, before)
         return Drawn(sample, prompt, self.counter.count(prompt.head, prompt.lines, prompt.tail, fresh=fresh))
 
     def search(self, rng: random.Random) -> int:
