@@ -100,6 +100,26 @@ def test_a_prompt_and_its_tokens_before_any_character_are_counted_together_exact
     assert (split > 20) == (tokenizer != "llama2 without fastokens")
 
 
+@pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
+def test_a_long_line_is_split_at_the_last_space_before_the_answer_exactly(encoding, cl100k, o200k):
+    """An essay haystack is one line: under tiktoken's encodings the prompt and its prefix are counted
+    from a split at the last space that follows another character, whatever whitespace or script is
+    around it (runs of spaces, tabs, no-break spaces, line breaks after punctuation, digits, CJK)."""
+    counter = load_tokenizer(encoding)
+    counting = PromptCounter(counter)
+    rng = random.Random(11)
+    words = ["It", "was", "1999.", "don't", "  two", "\u00a0nbsp", "\t", "x\n", ".\n", "汉字", "é", "😀"]
+    words += ["1234567", "—"]
+    for _ in range(60):
+        essay = " ".join(rng.choice(words) for _ in range(rng.randint(1, 60)))
+        head, tail = "Some text.\n", rng.choice(["\nWhat is it?", " The answer is", "\n\n"])
+        text = head + essay + tail
+        for at in {rng.randrange(1, len(text) + 1) for _ in range(6)}:
+            whole, before = counting.count_and_prefix(head, (essay,), tail, at)
+            assert whole == counter.count(text)
+            assert before is None or before == counter.count(text[:at], special=False), (text, at)
+
+
 def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
     counting = PromptCounter(llama2)
     counting.count("Intro.\n", ("a needle 1", "a needle 2"), "\nQuestion?")

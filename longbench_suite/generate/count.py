@@ -79,8 +79,16 @@ class PromptCounter:
         ``count(a + "\n" + b) == count(a) + count("\n" + b) - overhead``, under the tiktoken encodings of
         :data:`PIECE_BREAK_ENCODINGS` ``count(a + "\n" + b) == count(a + "\n") + count(b)`` when ``b``
         starts with a letter or digit. RULER's answer position costs a line instead of half a prompt.
+        Under those encodings the split is rather at the last space before ``at`` that follows a
+        non-space character (:func:`_space_break`), a word instead of a line.
         """
         text = head + "\n".join(lines) + tail
+        cut = _space_break(text, at) if self._piece_breaks else 0
+        if cut:  # nearer ``at`` than a line's start in a long line (an essay haystack is one line)
+            fresh = self.counter.count_fresh
+            left = fresh(text[:cut], special=False)
+            right, part = fresh(text[cut:], special=False), fresh(text[cut:at], special=False)
+            return self.specials + left + right, left + part
         start = text.rfind("\n", 0, at) + 1  # the start of the line holding ``at``
         line_end = text.find("\n", start)
         within = len(head) <= start and (line_end == -1 or line_end <= len(text) - len(tail))
@@ -129,3 +137,14 @@ class PromptCounter:
             return self.counter.count_batch(texts, special=False)
         # short texts: the tokenizer itself, without the piece cutting and caching long texts get
         return [len(e) for e in self.counter.backend.encode_batch_fast(texts, add_special_tokens=False)]
+
+
+def _space_break(text: str, at: int) -> int:
+    """The last position before ``at`` holding a space after a non-space character (0: none). No piece
+    of the :data:`PIECE_BREAK_ENCODINGS` patterns holds a space after another character (a space only
+    starts a piece or is part of a run of whitespace), and none looks behind, so
+    ``count(text) == count(text[:cut]) + count(text[cut:])`` and the same for ``text[:at]``."""
+    cut = text.rfind(" ", 0, at)
+    while cut > 0 and text[cut - 1].isspace():
+        cut = text.rfind(" ", 0, cut)
+    return max(cut, 0)
