@@ -120,6 +120,29 @@ def test_a_long_line_is_split_at_the_last_space_before_the_answer_exactly(encodi
             assert before is None or before == counter.count(text[:at], special=False), (text, at)
 
 
+@pytest.mark.parametrize("tokenizer", ["llama2", "cl100k"])
+def test_a_noise_prompts_tokens_before_its_answer_are_summed_from_remembered_lines(
+    tokenizer, llama2_tokenizer, cl100k, monkeypatch
+):
+    counter = counter_of(tokenizer, llama2_tokenizer, monkeypatch)
+    counting = PromptCounter(counter)
+    rng = random.Random(3)
+    noise = "The grass is green. The sky is blue. The sun is yellow. Here we go. There and back again."
+    needles = ["One of the special magic numbers for tall-tree is: 1234567.", "9 lives", "é  x\t"]
+    given = 0
+    for _ in range(40):
+        lines = [noise] * rng.randint(1, 30)
+        lines.insert(rng.randrange(len(lines) + 1), rng.choice(needles))
+        head, tail = rng.choice(["", "Intro.\n", "no break "]), "\nWhat is it?"
+        text = head + "\n".join(lines) + tail
+        for at in {rng.randrange(1, len(text) + 1) for _ in range(5)}:
+            before = counting.count_remembered_prefix(head, lines, tail, at)
+            if before is not None:
+                given += 1
+                assert before == counter.count(text[:at], special=False), (text, at)
+    assert (given > 50) == (tokenizer == "cl100k")  # Llama-2 counts the prefix itself
+
+
 def test_fresh_lines_and_long_lines_are_counted_but_not_remembered(llama2):
     counting = PromptCounter(llama2)
     counting.count("Intro.\n", ("a needle 1", "a needle 2"), "\nQuestion?")

@@ -105,6 +105,20 @@ class PromptCounter:
             return self.specials + left + right, left + part
         return self.count(head, lines, tail, fresh=True), None
 
+    def count_remembered_prefix(self, head: str, lines: Sequence[str], tail: str, at: int) -> int | None:
+        """Without special tokens, the tokens of the first ``at`` characters of a prompt of repeated
+        lines (a noise haystack), summed from remembered line counts under the tiktoken encodings of
+        :data:`PIECE_BREAK_ENCODINGS`; ``None`` where ``at`` is outside the lines or another tokenizer
+        counts (the caller counts the prefix itself)."""
+        offset = at - len(head)
+        if not self._piece_breaks or offset <= 0:
+            return None
+        for number, line in enumerate(lines):
+            if offset <= len(line):
+                return self.count(head, (*lines[:number], line[:offset]), "") - self.specials
+            offset -= len(line) + 1
+        return None
+
     def _line_rule(self, head: str, lines: Sequence[str], tail: str) -> bool:
         # the context at the start or after a line break, a line break after it, and no long line; the
         # first part is not empty (the rule takes its start-of-text tokens from it)

@@ -97,12 +97,15 @@ class Sizer:
         prompt = self.render(sample)
         # noise lines repeat; needle lines and the essay's needle places are new at every draw
         fresh = self.settings.haystack != "noise"
-        if fresh and self.answer_at is not None:
-            at = self.answer_at(sample, prompt.text)
-            if at > 0:
-                tokens, before = self.counter.count_and_prefix(prompt.head, prompt.lines, prompt.tail, at)
-                return Drawn(sample, prompt, tokens, at, before)
-        return Drawn(sample, prompt, self.counter.count(prompt.head, prompt.lines, prompt.tail, fresh=fresh))
+        parts = (prompt.head, prompt.lines, prompt.tail)
+        at = self.answer_at(sample, prompt.text) if self.answer_at is not None else 0
+        if fresh and at > 0:
+            tokens, before = self.counter.count_and_prefix(*parts, at)
+            return Drawn(sample, prompt, tokens, at, before)
+        tokens = self.counter.count(*parts, fresh=fresh)
+        if at > 0:
+            return Drawn(sample, prompt, tokens, at, self.counter.count_remembered_prefix(*parts, at))
+        return Drawn(sample, prompt, tokens)
 
     def search(self, rng: random.Random) -> int:
         """The haystack size rows start from: RULER's estimate, then its binary search."""
