@@ -161,7 +161,6 @@ class HFTokenizer(TokenCounter):
     def count_fresh(self, text: str, *, special: bool = True) -> int:
         # with fastokens in one call over the whole text, neither cut into pieces nor remembered: the
         # pieces' threads and digests cost more CPU than they save on text never seen twice
-
         if self._fast is None:
             return self.count(text, special=special)
         try:
