@@ -1,7 +1,8 @@
 """The ``ruler`` benchmark through ``load_dataset`` against NVIDIA/RULER's own ``prepare.py``, in one run.
 
 Run: ``python -m perf.ruler [--tokenizer llama2|cl100k] [--tasks T ...] [--rows N] [--ruler-rows M]
-[--per-row-lengths 32k 128k] [--whole] [--whole-lengths 4k ... 128k] [--samples 500]``.
+[--per-row-lengths 32k 128k] [--whole] [--whole-lengths 4k ... 128k] [--samples 500]
+[--ruler-jobs 1]``.
 
 Both sides read the same inputs, the synthetic files of ``tests/upstream/ruler/inputs/`` (RULER's
 layouts; ``data_dir=`` and ``generate={"essay": ...}`` for the library, RULER's ``json/`` folder for
@@ -19,11 +20,15 @@ a throwaway copy of the checkout ``RULER_SRC``, its venv ``RULER_VENV``). Two me
   RULER's ``prepare.py`` once per config (CPU of its processes, summed; wall; the largest peak RSS),
   against one fresh Python process building every config's ``eval`` split into a fresh cache (its
   CPU, wall and peak RSS, imports included). Every eval row must be RULER's (``cases.row_digest``).
-  The target: ≥ 10x faster than ``prepare.py`` for the same tokenizer.
+  The target: ≥ 10x faster than ``prepare.py`` for the same tokenizer. ``--ruler-jobs N`` runs N of
+  RULER's configs side by side (its CPU, summed walls and peaks are still per config).
+  ``--samples M`` < 500 has RULER make only its first M rows of each config (the same rows as the
+  first M of 500) while the library still builds all 500: the ratio is then a lower bound.
 
 Figures are CPU seconds (user + system, of this process and its threads or of the child processes):
 the comparable figure on a shared machine; the load average is printed. The whole run at all six
-lengths takes RULER hours (its NIAH and CWE scripts re-tokenize whole prompts at 128k).
+lengths takes RULER hours (its NIAH and CWE scripts re-tokenize whole prompts at 128k), and under
+Llama-2 its NIAH processes grow by ~45 MB a row at 128k: 500 rows would need ~23 GB.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ import os
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from perf.common import REPO, cl100k_dir, llama2_path, offline_environment, run_child, table
@@ -48,9 +54,13 @@ LENGTH_TOKENS = {"4k": 4096, "8k": 8192, "16k": 16384, "32k": 32768, "64k": 6553
 RULER_ROWS = {"32k": 60, "128k": 15}
 ROWS = {"32k": 100, "128k": 25}
 DEV_SEED = 7
+#: rows of every config's ``eval`` (RULER's default ``--num_samples``)
+EVAL_ROWS = 500
 #: each library build is timed this often and its least figure kept: a build's set-up varies by tenths
 #: of a CPU-second (the collector, the allocator), as much as 100 of its rows cost
 LIBRARY_REPEATS = 3
+
+
 def options(task: str, files: dict[str, str], **generate) -> dict:
     if task in ESSAY_TASKS:
         generate["essay"] = files["essay"]
@@ -140,36 +150,41 @@ def row_digests_of(rows) -> list[str]:
     return [row_digest(r["input"], r["answer_prefix"], r["answers"], r["length"]) for r in rows]
 
 
-def whole(ws: Workspace, tokenizer: str, spec: str, files: dict, tasks, lengths, samples: int) -> list:
+def ruler_config(ws: Workspace, tokenizer: str, task: str, name: str, samples: int) -> tuple[dict, list]:
+    with tempfile.TemporaryDirectory() as out:
+        timing = ws.run(task, tokenizer, LENGTH_TOKENS[name], Path(out), samples=samples)
+        lines = Path(out, task, "validation.jsonl").read_text(encoding="utf-8").splitlines()
+    print(f"RULER {task}_{name}: {json.dumps(timing)}", flush=True)
+    return timing, [record_row_digest(json.loads(line)) for line in lines]
+
+
+def whole(ws: Workspace, tokenizer: str, spec: str, files: dict, tasks, lengths, samples, jobs) -> list:
     configs = [(task, name) for name in lengths for task in tasks]
     ruler = {"cpu": 0.0, "wall": 0.0, "rss": 0.0}
     expected = {}
-    for task, name in configs:
-        with tempfile.TemporaryDirectory() as out:
-            timing = ws.run(task, tokenizer, LENGTH_TOKENS[name], Path(out), samples=samples)
-            lines = Path(out, task, "validation.jsonl").read_text(encoding="utf-8").splitlines()
-        expected[f"{task}_{name}"] = [record_row_digest(json.loads(line)) for line in lines]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        runs = [pool.submit(ruler_config, ws, tokenizer, task, name, samples) for task, name in configs]
+    for (task, name), run in zip(configs, runs, strict=True):
+        timing, expected[f"{task}_{name}"] = run.result()
         ruler["cpu"] += timing["cpu_s"]
         ruler["wall"] += timing["wall_s"]
         ruler["rss"] = max(ruler["rss"], timing["max_rss_mb"])
-        print(f"RULER {task}_{name}: {json.dumps(timing)}", flush=True)
-    if samples != 500:
-        print(f"note: RULER ran {samples} rows per config; the library builds eval's 500")
     ours = run_child(WHOLE_CHILD, json.dumps(configs), spec, json.dumps(files))
     for config, digests in ours["digests"].items():
         assert digests[: len(expected[config])] == expected[config], f"{config}: eval rows are not RULER's"
-    rows = len(configs) * samples
+    ruler_rows, our_rows = len(configs) * samples, len(configs) * EVAL_ROWS
+    ratio = "x" if samples >= EVAL_ROWS else "x (RULER made fewer rows: a lower bound)"
     return [
-        ["RULER prepare.py", len(configs), f"{ruler['cpu']:.0f}", f"{ruler['cpu'] / rows * 1000:.1f}",
-         f"{ruler['wall']:.0f}", f"{ruler['rss']:.0f}"],
-        ["load_dataset eval", len(configs), f"{ours['cpu']:.0f}", f"{ours['cpu'] / rows * 1000:.1f}",
-         f"{ours['wall']:.0f}", f"{ours['peak_rss_mb']:.0f}"],
-        ["RULER / library", "", f"{ruler['cpu'] / ours['cpu']:.1f}x", "",
+        ["RULER prepare.py", len(configs), samples, f"{ruler['cpu']:.0f}",
+         f"{ruler['cpu'] / ruler_rows * 1000:.1f}", f"{ruler['wall']:.0f}", f"{ruler['rss']:.0f}"],
+        ["load_dataset eval", len(configs), EVAL_ROWS, f"{ours['cpu']:.0f}",
+         f"{ours['cpu'] / our_rows * 1000:.1f}", f"{ours['wall']:.0f}", f"{ours['peak_rss_mb']:.0f}"],
+        ["RULER / library", "", "", f"{ruler['cpu'] / ours['cpu']:.1f}{ratio}", "",
          f"{ruler['wall'] / ours['wall']:.1f}x", ""],
     ]  # fmt: skip
 
 
-WHOLE_HEADER = ["", "configs", "CPU-s (with set-up)", "CPU-ms/row", "wall s", "peak RSS MB"]
+WHOLE_HEADER = ["", "configs", "rows each", "CPU-s (with set-up)", "CPU-ms/row", "wall s", "peak RSS MB"]
 
 
 def main(
@@ -181,6 +196,7 @@ def main(
     whole_run: bool = False,
     whole_lengths=tuple(LENGTH_TOKENS),
     samples: int = 500,
+    ruler_jobs: int = 1,
 ) -> None:
     offline_environment()
     spec = llama2_path() if tokenizer == "llama2" else (cl100k_dir(), "cl100k_base")[1]
@@ -192,7 +208,8 @@ def main(
             print(table(figures, PER_ROW_HEADER))
         loads.append(os.getloadavg()[0])
         if whole_run:
-            print(table(whole(ws, tokenizer, spec, files, tasks, whole_lengths, samples), WHOLE_HEADER))
+            figures = whole(ws, tokenizer, spec, files, tasks, whole_lengths, samples, ruler_jobs)
+            print(table(figures, WHOLE_HEADER))
         loads.append(os.getloadavg()[0])
     spread = f"{min(loads):.1f}-{max(loads):.1f}"
     print(f"tokenizer {tokenizer}; load average (1 min): {spread} on {os.cpu_count()} cores")
@@ -209,6 +226,7 @@ if __name__ == "__main__":
     parser.add_argument("--whole", action="store_true", help="also the whole eval build against prepare.py")
     parser.add_argument("--whole-lengths", nargs="+", default=lengths, choices=lengths)
     parser.add_argument("--samples", type=int, default=500, help="RULER's rows per config in the whole run")
+    parser.add_argument("--ruler-jobs", type=int, default=1, help="RULER configs side by side (whole)")
     args = parser.parse_args()
-    lengths_asked = (args.per_row_lengths, args.whole, args.whole_lengths)
-    main(args.tokenizer, args.tasks, args.rows, args.ruler_rows, *lengths_asked, args.samples)
+    whole_asked = (args.whole, args.whole_lengths, args.samples, args.ruler_jobs)
+    main(args.tokenizer, args.tasks, args.rows, args.ruler_rows, args.per_row_lengths, *whole_asked)
