@@ -13,17 +13,21 @@ a throwaway copy of the checkout ``RULER_SRC``, its venv ``RULER_VENV``). Two me
   (seed 7), CPU per row = the difference over M (its set-up — imports, word lists, the binary search
   — cancels); the library's ``load_dataset(..., split="dev", generate={"seed": 7, "rows": n,
   "screen": False})`` (``dev`` without the screen is RULER's draws for that seed, so the rows must be
-  RULER's) into a fresh cache for 1 and 1 + N rows, the same difference over N. The target (issue 33): the
+  RULER's) into a fresh cache for 1 and 1 + N rows, the process's remembered counts (the tokenizer's,
+  cwe's word counts) forgotten before each, the same difference over N. The target (issue 33): the
   library ≤ 1/20 of RULER's CPU per row. Each library build is timed three times and its least figure
-  kept (its set-up alone varies by as much as its rows cost).
+  kept (its set-up alone varies by as much as its rows cost); RULER runs once per row count (its
+  set-up noise is small beside its 60 or 15 rows).
 * **whole eval** (``--whole``): every task at every length of ``--whole-lengths``, 500 rows, seed 42:
   RULER's ``prepare.py`` once per config (CPU of its processes, summed; wall; the largest peak RSS),
   against one fresh Python process building every config's ``eval`` split into a fresh cache (its
   CPU, wall and peak RSS, imports included). Every eval row must be RULER's (``cases.row_digest``).
   The target: ≥ 10x faster than ``prepare.py`` for the same tokenizer. ``--ruler-jobs N`` runs N of
   RULER's configs side by side (its CPU, summed walls and peaks are still per config).
+  Its walls are then each measured beside another job, so their sum is not a wall a user would see.
   ``--samples M`` < 500 has RULER make only its first M rows of each config (the same rows as the
-  first M of 500) while the library still builds all 500: the ratio is then a lower bound.
+  first M of 500) while the library still builds all 500: the CPU and wall ratios are then lower
+  bounds, and RULER's CPU per row spreads its set-up over M rows, not 500.
 
 Figures are CPU seconds (user + system, of this process and its threads or of the child processes):
 the comparable figure on a shared machine; the load average is printed. The whole run at all six
@@ -72,8 +76,11 @@ def library_dev(task: str, name: str, tokenizer: str, files: dict, rows: int) ->
     inputs."""
     from longbench_suite import load_dataset
     from longbench_suite.fit.tokenizers import load_tokenizer
+    from longbench_suite.generate import common_words
 
-    load_tokenizer(tokenizer).clear_cache()  # counted texts are remembered: a rebuild would be free
+    # counted texts and cwe's word counts are remembered per process: a rebuild would skip them
+    load_tokenizer(tokenizer).clear_cache()
+    common_words._COUNTS.clear()
     with tempfile.TemporaryDirectory() as cache:
         cpu = time.process_time()
         built = load_dataset(
