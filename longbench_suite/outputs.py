@@ -15,22 +15,24 @@ from collections.abc import Iterable, Iterator, Sequence
 from .errors import OptionError, StorageError, describe, local_cause
 
 
-def check_output_file(path: str, suffixes: tuple[str, ...], readonly: Iterable[str | None] = ()) -> None:
-    """``path`` as ``--output`` may name it: a file (not a folder) in a folder that exists, outside the
+def check_output_file(
+    path: str, suffixes: tuple[str, ...], readonly: Iterable[str | None] = (), option: str = "--output"
+) -> None:
+    """``path`` as ``option`` may name it: a file (not a folder) in a folder that exists, outside the
     build's sources."""
     if os.path.isdir(path):
-        raise OptionError(f"--output {path} is a directory; name a file ending in {' or '.join(suffixes)}")
+        raise OptionError(f"{option} {path} is a directory; name a file ending in {' or '.join(suffixes)}")
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         missing = "is a file" if os.path.exists(folder) else "does not exist"
-        raise OptionError(f"--output {path}: the folder {folder} {missing}")
+        raise OptionError(f"{option} {path}: the folder {folder} {missing}")
     target = os.path.realpath(path)
     for folder in readonly:
         if folder and not folder.startswith(("http://", "https://")):
             root = os.path.realpath(folder)
             if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
                 raise OptionError(
-                    f"--output {path} is inside {folder}, which the build reads its sources from; "
+                    f"{option} {path} is inside {folder}, which the build reads its sources from; "
                     "write it elsewhere"
                 )
 

@@ -380,9 +380,12 @@ def test_lengths_are_ordered_shortest_first_across_a_benchmarks_tasks():
     # Ada-LEval's BestAnswer has 6k and 12k, which TSort (declared first) does not
     adaleval = spec("adaleval")
     assert "6k" not in adaleval.tasks["tsort"] and "6k" in adaleval.tasks["bestanswer"]
-    assert length_order("adaleval") == sorted(adaleval.lengths, key=lambda length: int(length[:-1]))
-    assert length_order("longbench")[-1] == "full"  # no token count: after those that have one
-    assert length_order("lveval") == list(spec("lveval").lengths)  # levels, as declared
+    shuffled = list(reversed(adaleval.lengths))
+    assert length_order("adaleval", shuffled) == sorted(adaleval.lengths, key=lambda length: int(length[:-1]))
+    longbench = list(spec("longbench").lengths)
+    assert length_order("longbench", reversed(longbench))[-1] == "full"  # no token count: after the others
+    levels = list(spec("lveval").lengths)
+    assert length_order("lveval", reversed(levels)) == levels  # levels, as declared
 
 
 def test_the_python_function_is_the_packages():

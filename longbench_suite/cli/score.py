@@ -39,12 +39,19 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--output", help="also write the results (with per-row scores) as JSON to FILE")
     p.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="also draw headline score against length as a PNG to FILE, the picture predict --score "
+        "writes as scores.png (needs matplotlib: the cards extra)",
+    )
+    p.add_argument(
         "--by",
         action="append",
         default=[],
         metavar="GROUP",
         help="a row column to break each config down by (length_bucket, depth, ...), or a summary over "
-        "the configs: category (HELMET, LongBench), level (LV-Eval), result (LongBench v2); repeatable",
+        "the configs: category (HELMET, LongBench), level (LV-Eval), result (LongBench v2), length (RULER); "
+        "repeatable",
     )
     p.add_argument(
         "--mode",
@@ -73,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from ..outputs import check_output_file, written_aside
     from ..predict import record as run_record
     from ..predict.run import check_split_name
+    from ..predict.tables import plot_scores, require_plotting
 
     build, record = build_options(args), None
     source = os.path.join(args.predictions[0], run_record.RUN_FILE)  # the record a folder holds
@@ -92,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
     check_split_name(split)
     if args.output:
         check_output_file(args.output, (".json",))
+    if args.plot:
+        check_output_file(args.plot, (".png",), option="--plot")
+        require_plotting()
     records = [read_predictions(path) for path in paths]  # bad files fail before any build
     metric_options = scoring_options([registry.resolve(name)[0] for name in configs], strict=args.strict)
     judges: Judges = judges_from(args.judge_model, args.nli_model, nli_endpoint=args.nli_endpoint)
@@ -140,6 +151,10 @@ def run(args: argparse.Namespace) -> int:
         with written_aside(args.output) as partial:
             results_json(results, summary, partial, run=run_record.without_files(record))
         print(f"\nwrote {args.output}")
+    if args.plot:
+        with written_aside(args.plot) as partial:
+            plot_scores(results, partial)
+        print(f"\nwrote {args.plot}")
     return 0
 
 

@@ -95,15 +95,11 @@ def compare(
 
 
 def _require_matplotlib() -> None:
-    from ..errors import MissingDependencyError
+    from ..publish.histogram import require_matplotlib
 
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise MissingDependencyError(
-            "the comparison's picture needs matplotlib: pip install 'longbench-suite[cards]' "
-            "(or compare with plot=False / --no-plot for the tables alone)"
-        ) from None
+    require_matplotlib(
+        "the comparison's picture needs", "compare with plot=False / --no-plot for the tables alone"
+    )
 
 
 __all__ = ["Comparison", "build", "compare"]

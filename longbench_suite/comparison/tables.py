@@ -107,7 +107,7 @@ def task_table(benchmark: str, models: Sequence[Model]) -> Table:
     # a task is labelled with its metric where it has several, in one run or across the runs (one
     # scored strictly, LongBench v2's accuracy_strict, beside one that was not)
     multi = {task for task, n in Counter(task for task, _ in keys).items() if n > 1}
-    columns = _ordered((e.result.length or ALL_LENGTHS for e in entries), length_order(benchmark))
+    columns = length_order(benchmark, (e.result.length or ALL_LENGTHS for e in entries))
     configs = {(e.result.task, e.result.length or ALL_LENGTHS): e.config for e in entries}
     labels = {key: f"{key[0]} ({key[1]})" if key[0] in multi else key[0] for key in keys}
     table = Table(
@@ -289,7 +289,7 @@ def compare_benchmark(benchmark: str, models: Sequence[Model]) -> BenchmarkCompa
     mine = [m for m in models if m.entries_of(benchmark)]
     module = metrics_module(benchmark)
     entries = [e for m in mine for e in m.entries_of(benchmark)]
-    lengths = _ordered((e.result.length or ALL_LENGTHS for e in entries), length_order(benchmark))
+    lengths = length_order(benchmark, (e.result.length or ALL_LENGTHS for e in entries))
     tables = [task_table(benchmark, mine)]
     for by, summary in module.SUMMARIES.items():
         tables += summary_tables(

@@ -169,6 +169,10 @@ def predict(
         from ..metrics.scoring import scoring_options
 
         scoring_options([registry.resolve(name)[0] for name in configs], strict=strict)
+        if plot:
+            from .tables import require_plotting
+
+            require_plotting()
     builders = [api.get_builder(name, split=split, options=options) for name in configs]
     for builder in builders:
         api.check_splits(builder, split)

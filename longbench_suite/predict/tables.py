@@ -6,7 +6,7 @@ breakdowns by row group (LongBench-E's length buckets), and a PNG of score again
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..metrics.report import partial_label
@@ -43,27 +43,29 @@ def _markdown(
     return "\n".join(lines)
 
 
-def _order(values: Sequence[str], known: Sequence[str]) -> list[str]:
-    present = list(dict.fromkeys(values))
-    return [v for v in known if v in present] + [v for v in present if v not in known]
-
-
-def length_order(benchmark: str) -> list[str]:
-    """A benchmark's lengths, shortest first: by the token count a length stands for (a task's
-    ``max_length``), then those that stand for none (LV-Eval's levels, LongBench's ``full``) in the
-    order the tasks declare them."""
+def length_order(benchmark: str, present: Iterable[str]) -> list[str]:
+    """The lengths ``present`` (once each), shortest first: by the token count each stands for (the
+    ``max_length`` of a task that declares or builds it: ``4k`` 4096, ``3000``, ``48k`` 49152), then
+    those that stand for none (LV-Eval's levels, LongBench's ``full``) in the order the tasks declare
+    them, then any no task knows, in the order given."""
     from .. import registry
 
-    order: list[str] = []
-    tokens: dict[str, int] = {}
-    for task in registry.benchmark(benchmark).tasks:
-        for length in task.lengths:
-            if length not in order:
-                order.append(length)
-                size = task.max_length(length)
-                if size is not None:
-                    tokens[length] = size
-    return sorted(order, key=lambda name: (name not in tokens, tokens.get(name, 0), order.index(name)))
+    present = list(dict.fromkeys(present))
+    tasks = registry.benchmark(benchmark).tasks
+    declared = list(dict.fromkeys(length for task in tasks for length in task.lengths))
+    tokens: dict[str, int | None] = {}
+    for length in present:
+        task = next((t for t in tasks if length in t.lengths or t.accepts_length(length)), None)
+        tokens[length] = task.max_length(length) if task is not None else None
+
+    def key(length: str) -> tuple[int, int, int]:
+        if tokens[length] is not None:
+            return (0, tokens[length], 0)
+        if length in declared:
+            return (1, 0, declared.index(length))
+        return (2, 0, present.index(length))
+
+    return sorted(present, key=key)
 
 
 def _metric_rows(results: Sequence[ScoreResult]) -> list[tuple[str, str]]:
@@ -75,7 +77,7 @@ def _metric_rows(results: Sequence[ScoreResult]) -> list[tuple[str, str]]:
 
 def by_length(results: Sequence[ScoreResult]) -> tuple[list[str], dict[str, dict[str, float | None]]]:
     """One benchmark's headline scores: columns are lengths, rows tasks (and metrics)."""
-    lengths = _order([r.length or "" for r in results], length_order(results[0].benchmark))
+    lengths = length_order(results[0].benchmark, [r.length or "" for r in results])
     rows: dict[str, dict[str, float | None]] = {}
     for label, (task, metric) in _metric_rows(results):
         rows[label] = {
@@ -170,11 +172,18 @@ def markdown_report(results: Sequence[ScoreResult], summaries: Mapping[str, Mapp
     return "\n".join(parts).rstrip() + "\n"
 
 
+def require_plotting() -> None:
+    """Refuse the score picture before any work when matplotlib (the ``cards`` extra) is missing."""
+    from ..publish.histogram import require_matplotlib
+
+    require_matplotlib(
+        "the score-vs-length picture needs", "predict with plot=False / --no-plot; score without --plot"
+    )
+
+
 def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
     """A PNG of headline score against length: one panel per benchmark, one line per task."""
-    from ..publish.card import require_matplotlib
-
-    require_matplotlib()
+    require_plotting()
     from matplotlib.figure import Figure
 
     benchmarks = list(dict.fromkeys(r.benchmark for r in results))

@@ -23,13 +23,17 @@ PANELS_PER_ROW = 4
 LOG_SPAN = 4
 
 
-def require_matplotlib() -> None:
+def require_matplotlib(
+    picture: str = "token-length histograms need",
+    instead: str = "export with histogram=False / --no-histogram",
+) -> None:
+    """Refuse a picture before any work when matplotlib (the ``cards`` extra) is missing, in one line:
+    ``picture`` says what needs it, ``instead`` how to do without."""
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         raise MissingDependencyError(
-            "token-length histograms need matplotlib: pip install 'longbench-suite[cards]' "
-            "(or export with histogram=False / --no-histogram)"
+            f"{picture} matplotlib: pip install 'longbench-suite[cards]' (or {instead})"
         ) from None
 
 

@@ -133,8 +133,12 @@ def length_scores(task_scores: Mapping[tuple[str, str], float | None]) -> dict[s
 
 
 def summarize_length(results: Sequence) -> dict:
-    """RULER's tables from per-config results (headline = the task's one metric)."""
-    return length_scores({(r.task, r.length): next(iter(r.headline.values())) for r in results})
+    """RULER's tables from per-config results (headline = the task's one metric), lengths shortest first."""
+    from longbench_suite.predict.tables import length_order
+
+    order = {length: i for i, length in enumerate(length_order("ruler", (r.length for r in results)))}
+    ordered = sorted(results, key=lambda r: order[r.length])
+    return length_scores({(r.task, r.length): next(iter(r.headline.values())) for r in ordered})
 
 
 SUMMARIES = {"length": summarize_length}
