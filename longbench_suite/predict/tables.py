@@ -208,5 +208,5 @@ def plot_scores(results: Sequence[ScoreResult], path: str) -> None:
         ax.set_ylabel("score")
         ax.set_title(benchmark, loc="left")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize="small", loc="lower left", ncols=2)
+        ax.legend(fontsize="small", loc="best", ncols=2)
     fig.savefig(path, format="png", dpi=90, metadata={"Software": None})
