@@ -513,12 +513,14 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 references[identity] = reference = reference_keys(builder, batch_size)
                 report.references.append(reference)
                 if not reference.found:
+                    rule = task.leakage
+                    finds = f"pattern {rule.pattern!r} in " if rule.pattern else "in "
                     report.violations.append(
                         Violation(
                             "leakage",
                             reference.task,
                             f"its eval rows hold no key {task.name}'s leakage rule finds "
-                            f"({task.leakage.pattern!r}): there is nothing to compare with",
+                            f"({finds}{', '.join(rule.scanned)}): there is nothing to compare with",
                         )
                     )
             reference = references[identity]
