@@ -18,10 +18,14 @@ read back in batches and checked against their task's declarations:
   with an ``eval`` row of the same task, at any of the checked lengths: give every length of a task (or
   its benchmark) to check across all of them; and every ``dev`` candidate the build dropped does share
   one with an ``eval`` row of its config (the builder follows the rule, no more). A task whose rule
-  names a ``reference`` (a generator: HELMET's matching task) is held to that task's ``eval`` rows at
-  every length it has, built with the same sources and tokenizer (no ``max_input_tokens``; what HELMET's
+  names a ``reference`` (a generator: HELMET's matching task; a RULER task: itself) is held to that
+  task's ``eval`` rows in the configs :meth:`Task.leakage_references` names — the one list ``dev``'s
+  builder screens against too: by default every length the reference has; for RULER every listed length
+  and the config's own, with the build's essay file, and the config's own in the build's prompt mode
+  and chat template — built with the same sources and tokenizer (no ``max_input_tokens``; what HELMET's
   own fit cuts under a heavier tokenizer is not compared); the keys are the rule's, the strings its
-  ``pattern`` finds included, and the table's ``leaked`` column counts the ``dev`` rows that share one.
+  ``pattern`` (or ``extract``) finds in the rows' text included, and the table's ``leaked`` column
+  counts the ``dev`` rows that share one.
 
 The table also reports, per split, how many inputs were cut to fit their budget (``cut to fit``: the
 ``input_truncated`` rows, over the budget before the cut, not after; what ``over_length="skip"``
@@ -42,7 +46,7 @@ from .errors import UnknownNameError
 from .fit.chat import ChatTemplate
 from .fit.rules import InputBudget, chat_budget
 from .options import BuildOptions
-from .partition.leakage import LeakageRule
+from .partition.leakage import EvalReference, LeakageRule
 from .publish.stats import format_table
 from .row import CHAT_TEMPLATE_COLUMN
 from .source import MIRROR_ENV
@@ -227,7 +231,7 @@ class ReferenceKeys:
     each with the first config it was found in."""
 
     task: str  # "helmet/json_kv"
-    lengths: tuple[str, ...]
+    lengths: tuple[str, ...]  # each config's length, and the options it was built with ("4k (essay=…)")
     rule: LeakageRule
     found: Mapping[str, str]
 
@@ -242,8 +246,7 @@ class ReferenceKeys:
         return None
 
 
-def _reference_builders(builder) -> list:
-    """The builders of the reference task's configs, with ``builder``'s sources and tokenizer."""
+def _reference_task(builder) -> Task:
     bench = builder.BENCHMARK
     rule = builder.config.task.leakage
     reference = next((t for t in bench.tasks if t.name == rule.reference), None)
@@ -252,18 +255,40 @@ def _reference_builders(builder) -> list:
             f"{bench.name}/{builder.config.task.name}: its leakage rule names no task of {bench.name}: "
             f"{rule.reference!r}"
         )
+    return reference
+
+
+def eval_references(builder) -> tuple[EvalReference, ...]:
+    """The ``eval`` configs ``builder``'s ``dev`` rows are held to (:meth:`Task.leakage_references`)."""
+    task, length = builder.config.task, builder.config.length
+    chat = builder.chat_template is not None
+    return task.leakage_references(_reference_task(builder), length, builder.config.generate, chat)
+
+
+def _reference_builders(builder) -> list:
+    """The builders of the reference task's ``eval`` configs, with ``builder``'s sources and tokenizer
+    and, as :func:`eval_references` says, its ``generate`` options and chat template."""
+    bench, reference = builder.BENCHMARK, _reference_task(builder)
     options = BuildOptions(
         tokenizer=builder.tokenizer,
         mirror=builder.config.mirror,
         data_dir=builder.config.data_dir,
         cache_dir=builder.cache_root,
     )
-    names = [f"{bench.name}/{reference.config_name(n)}" for n in reference.lengths]
-    return [api.get_builder(name, options=options) for name in names]
+    return [
+        api.get_builder(
+            f"{bench.name}/{reference.config_name(r.length)}",
+            split="eval",
+            options=options.replace(
+                generate=dict(r.generate) or None, chat_template=builder.chat_template if r.chat else None
+            ),
+        )
+        for r in eval_references(builder)
+    ]
 
 
 def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:
-    """Build (or reuse) the reference task's configs and collect the keys of their ``eval`` rows."""
+    """Build (or reuse) the reference task's ``eval`` configs and collect the keys of their rows."""
     rule = builder.config.task.leakage
     builders = _reference_builders(builder)
     api.prepare(builders)
@@ -277,7 +302,7 @@ def reference_keys(builder, batch_size: int = 64) -> ReferenceKeys:
             for i in range(len(batch[wanted[0]])):
                 for key in ReferenceKeys.row_keys(rule, {c: batch[c][i] for c in wanted}):
                     found.setdefault(key, config)
-    lengths = tuple(b.config.length for b in builders)
+    lengths = tuple(str(r) for r in eval_references(builder))
     return ReferenceKeys(f"{builders[0].BENCHMARK.name}/{rule.reference}", lengths, rule, found)
 
 
@@ -373,7 +398,8 @@ class _Leakage(_Collector):
         reference = self.reference
         message = (
             f"{len(self.leaked)} of {rows} rows share a key, value or needle with the eval rows of "
-            f"{reference.task} ({', '.join(reference.lengths)}): {_examples(self.leaked)}"
+            f"{reference.task} ({', '.join(reference.lengths)}): {_examples(self.leaked)}; keys read from "
+            f"the rows' {', '.join(self.referenced)}"
         )
         return [Violation("leakage", self.where, message)]
 
@@ -480,17 +506,21 @@ def check(builders: Iterable, *, batch_size: int = 64) -> CheckReport:
                 builder.tokenizer.identity,
                 builder.config.mirror,
                 builder.config.data_dir,
+                eval_references(builder),
+                builder.chat_template.identity if builder.chat_template else None,
             )
             if identity not in references:
                 references[identity] = reference = reference_keys(builder, batch_size)
                 report.references.append(reference)
                 if not reference.found:
+                    rule = task.leakage
+                    finds = f"pattern {rule.pattern!r} in " if rule.pattern else "in "
                     report.violations.append(
                         Violation(
                             "leakage",
                             reference.task,
                             f"its eval rows hold no key {task.name}'s leakage rule finds "
-                            f"({task.leakage.pattern!r}): there is nothing to compare with",
+                            f"({finds}{', '.join(rule.scanned)}): there is nothing to compare with",
                         )
                     )
             reference = references[identity]

@@ -23,7 +23,7 @@ from .fit.chat import ChatTemplate
 from .fit.rules import Fit, InputBudget
 from .fit.tokenizers import TokenCounter
 from .instance import Instance, Plan
-from .partition.leakage import DEFAULT_RULE, LeakageRule
+from .partition.leakage import DEFAULT_RULE, EvalReference, LeakageRule
 from .render import PromptTemplate
 from .row import COMMON_FEATURES
 from .source import FileRef, Source
@@ -255,6 +255,14 @@ class Task(ABC):
         A task whose rows are tied by something else (a book, a document) adds it.
         """
         return self.leakage.keys(row)
+
+    def leakage_references(
+        self, reference: Task, length: str, generate: Mapping[str, Any] | None, chat: bool
+    ) -> tuple[EvalReference, ...]:
+        """The ``eval`` configs of ``reference`` (the task :attr:`leakage` names) this task's ``dev`` rows
+        at ``length`` may share no key with, for a build with ``generate`` options and (``chat``) a chat
+        template. The default: every length ``reference`` has, with neither (HELMET's ``gen_*`` tasks)."""
+        return tuple(EvalReference(n) for n in reference.lengths)
 
     def info(self, length: str) -> dict[str, Any]:
         """Facts shown by ``longbench-suite info``: the declaration, then the task's own."""

@@ -368,8 +368,9 @@ def test_every_family_states_rulers_constants_and_each_task_its_own_screen():
         assert (task.template.user, task.template.answer_prefix) == (module.TEMPLATE, module.ANSWER_PREFIX)
     assert "set of common words" in tasks["cwe"].leakage.reason
     assert "question" in tasks["qa_1"].leakage.reason
-    # cwe's screened string is its whole answer set, kept whole by the rule (it holds line breaks)
-    row = {"screened": sorted(tasks["cwe"].generator().screen_strings({"outputs": ["b", "a"]}))}
+    # cwe's screened string is its whole answer set, read by the rule from the row's answers, not from
+    # its screened column
+    row = {"input": "1. b 2. a" + tasks["cwe"].template.answer_prefix, "answers": ["b", "a"], "screened": []}
     assert tasks["cwe"].leakage.strings(row) == {"a\nb"}
 
 

@@ -37,8 +37,12 @@ class LeakageRule:
 
     A task whose rows hide many keys in their text (a generator's needles and JSON pairs) declares
     ``pattern``: every group of every match in the ``scanned`` columns is a key too (:meth:`strings`).
-    ``reference`` names another task of the benchmark whose ``eval`` rows, at every length it has, this
-    task's ``dev`` rows must share none of those with (a generator has no ``eval`` of its own).
+    ``reference`` names a task of the benchmark whose ``eval`` rows (the configs
+    :meth:`Task.leakage_references <longbench_suite.task.Task.leakage_references>` names) this task's
+    ``dev`` rows must share none of those with (a generator has no ``eval`` of its own).
+
+    A task whose keys a regular expression cannot find declares ``extract`` instead of ``pattern``: a
+    function of the row's ``scanned`` columns giving its keys.
     """
 
     columns: tuple[str, ...] = ("query_id", "question")
@@ -46,6 +50,7 @@ class LeakageRule:
     pattern: str = ""
     scanned: tuple[str, ...] = ("input",)
     reference: str = ""
+    extract: Callable[[Mapping[str, Any]], Iterable[str]] | None = None
 
     def keys(self, row: Mapping[str, Any]) -> dict[str, str]:
         """The row's keys by column: ``{"query_id": …, "question": "who wrote emma"}``."""
@@ -58,7 +63,10 @@ class LeakageRule:
         return keys
 
     def strings(self, row: Mapping[str, Any]) -> set[str]:
-        """Every group of every :attr:`pattern` match in the row's :attr:`scanned` columns."""
+        """Every group of every :attr:`pattern` match in the row's :attr:`scanned` columns (with
+        :attr:`extract`: what it gives for them)."""
+        if self.extract is not None:
+            return set(self.extract({c: row.get(c) for c in self.scanned}))
         if not self.pattern:
             return set()
         found: set[str] = set()
@@ -87,6 +95,20 @@ class LeakageRule:
             else:
                 kept.append(candidate)
         return kept, dropped
+
+
+@dataclass(frozen=True)
+class EvalReference:
+    """One ``eval`` config a task's ``dev`` rows are held to (:attr:`LeakageRule.reference`): its length,
+    the ``generate`` options its rows depend on, and whether it is built under the build's chat template."""
+
+    length: str
+    generate: tuple[tuple[str, Any], ...] = ()
+    chat: bool = False
+
+    def __str__(self) -> str:
+        given = [f"{k}={v}" for k, v in self.generate] + (["the build's chat template"] if self.chat else [])
+        return self.length + (f" ({', '.join(given)})" if given else "")
 
 
 #: columns compared in :func:`normalise_question` form

@@ -23,7 +23,8 @@ FEATURES = features(
     #: RULER's ``length``: the input's tokens (without special tokens) plus ``tokens_to_generate``
     length=datasets.Value("int64"),
     token_position_answer=datasets.Value("int64"),
-    #: what a ``dev`` row may never share with an ``eval`` row (the task's leakage rule reads it)
+    #: what a ``dev`` row may never share with an ``eval`` row, as the screen read it (``check`` reads the
+    #: row's ``input`` and ``answers`` again instead)
     screened=datasets.Sequence(datasets.Value("string")),
     metadata=datasets.Value("large_string"),
     chat_template=datasets.Value("string"),

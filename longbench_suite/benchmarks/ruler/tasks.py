@@ -16,7 +16,7 @@ import importlib
 import itertools
 import json
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, ClassVar
 
@@ -26,7 +26,7 @@ from longbench_suite.fit.rules import InputBudget
 from longbench_suite.generate.limits import TokenCountLengths, check_length, check_rows, read_essay
 from longbench_suite.instance import Instance, Plan
 from longbench_suite.memo import Codec, Memo
-from longbench_suite.partition.leakage import LeakageRule
+from longbench_suite.partition.leakage import EvalReference, LeakageRule
 from longbench_suite.render import PromptTemplate
 from longbench_suite.row import query_id
 from longbench_suite.task import BuildEnv, Task
@@ -326,7 +326,7 @@ class RulerTask(TokenCountLengths, Task):
             records = self.rows(length, env, values, mode, seed=EVAL_SEED, num_samples=EVAL_SAMPLES)
             seed = EVAL_SEED
         else:
-            excluded = self.screen(length, env, files, values, mode, options)
+            excluded = self.screen(length, env, files, values, options)
             records = self.rows(
                 length, env, values, mode, seed=options.seed, num_samples=options.rows, excluded=excluded
             )
@@ -372,25 +372,33 @@ class RulerTask(TokenCountLengths, Task):
 
     # -- dev's screen against eval ------------------------------------------------------------------
 
-    def screen_lengths(self, length: str) -> tuple[str, ...]:
-        """The ``eval`` configs ``dev`` avoids: every listed length and its own."""
-        return tuple(dict.fromkeys([*self.lengths, length]))
+    def leakage_references(
+        self, reference: Task, length: str, generate: Mapping[str, Any] | None, chat: bool
+    ) -> tuple[EvalReference, ...]:
+        """The ``eval`` configs ``dev`` is screened against and ``check`` verifies it against: every
+        listed length and its own in RULER's completion mode, and its own in the build's prompt mode
+        when that is another; each with the build's essay file (``eval`` depends on nothing else of
+        ``generate``; ``seed``, ``rows`` and ``screen`` are ``dev``'s)."""
+        options = Options.of(generate, self.config_name(length))
+        essay = (("essay", options.essay),) if options.essay is not None else ()
+        found = [EvalReference(n, essay) for n in dict.fromkeys([*reference.lengths, length])]
+        if (options.prompt or ("assistant" if chat else "completion")) != "completion":
+            mode = (("prompt", options.prompt), ("tokens_to_generate", options.tokens_to_generate))
+            found.append(EvalReference(length, essay + tuple(o for o in mode if o[1] is not None), chat))
+        return tuple(found)
 
-    def screen(
-        self, length: str, env: BuildEnv, files, values, mode: Mode, options: Options
-    ) -> frozenset[str]:
+    def screen(self, length: str, env: BuildEnv, files, values, options: Options) -> frozenset[str]:
         """Every string of the ``eval`` records ``dev`` must avoid (the task's own ``screen_strings``), at
-        :meth:`screen_lengths` in RULER's completion mode and at ``length`` in this build's mode; each
-        eval config's set is kept on disk, keyed by the source files read and the user's essay text."""
+        :meth:`leakage_references`; each eval config's set is kept on disk, keyed by the source files
+        read and the user's essay text."""
         if not options.screen:
             return frozenset()
-        completion = self.completion()
-        configs = [(n, completion) for n in self.screen_lengths(length)]
-        if mode != completion:
-            configs.append((length, mode))
         inputs = [*files.values(), *(v for v in values.values() if isinstance(v, str))]
         found: set[str] = set()
-        for n, m in configs:
+        for reference in self.leakage_references(self, length, env.generate, env.chat_template is not None):
+            n = reference.length
+            given = Options.of(dict(reference.generate), env.config_name)
+            m = self.mode(n, replace(env, chat_template=env.chat_template if reference.chat else None), given)
             what = ("screen", self.name, n, m, env.tokenizer.identity, env.source_identity)
             found |= SCREENS.get(
                 what, inputs, lambda n=n, m=m: self.eval_strings(n, env, values, m), cache_root=env.cache_root
@@ -438,6 +446,17 @@ LEAKAGE_REASONS = {
 LAZY_SOURCES = frozenset({"english_words"})
 
 
+def row_strings(script: str, row: Mapping[str, Any]) -> set[str]:
+    """What the screen compares of a built row, read from what the model is shown and scored on (its
+    ``input``, which ends with the answer prefix in every prompt mode, and its ``answers``), not from
+    the row's ``screened`` column: what ``check`` holds ``dev`` to."""
+    text = row["input"]
+    at = text.rfind(Text.of(script).answer_prefix.split("{")[0])  # the prefix's words before its blanks
+    at = len(text) if at < 0 else at
+    record = {"input": text[:at], "answer_prefix": text[at:], "outputs": list(row["answers"])}
+    return set(generator(script).screen_strings(record))
+
+
 def ruler_task(
     name: str,
     script: str,
@@ -462,9 +481,9 @@ def ruler_task(
         leakage=LeakageRule(
             columns=(),
             reason=LEAKAGE_REASONS[script],
-            pattern=r"(?s)(.+)",  # each screened string whole (cwe's holds line breaks)
-            scanned=("screened",),
+            scanned=("input", "answers"),
             reference=name,
+            extract=functools.partial(row_strings, script),
         ),
     )
 
