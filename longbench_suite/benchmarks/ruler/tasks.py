@@ -253,7 +253,7 @@ class RulerTask(TokenCountLengths, Task):
         """The prompt mode of ``options`` and ``chat_template=`` (``docs/ruler.md`` §5)."""
         text = Text.of(self.script)
         base = text.template + text.answer_prefix  # RULER's "base" model template: "{task_template}"
-        prompt = options.prompt or ("assistant" if env.chat_template is not None else "completion")
+        prompt = prompt_mode(options, env.chat_template is not None)
         if prompt == "completion":
             if env.chat_template is not None:
                 raise OptionError(
@@ -266,7 +266,8 @@ class RulerTask(TokenCountLengths, Task):
             if chat is None:
                 raise OptionError(
                     f"{env.config_name}: generate prompt='assistant' renders the prompt in a chat template: "
-                    "give chat_template= (e.g. chat_template='tokenizer')"
+                    "give chat_template= (e.g. chat_template='tokenizer'; on the command line "
+                    "--chat-template tokenizer)"
                 )
             head, tail = chat.render(MARK).split(MARK)
             escaped = [part.replace("{", "{{").replace("}", "}}") for part in (head, tail)]
@@ -277,15 +278,25 @@ class RulerTask(TokenCountLengths, Task):
                 text.tokens_to_generate,
                 chat.identity,
             )
-        budget = options.tokens_to_generate or max(
-            text.tokens_to_generate, self.max_length(length) // USER_BUDGET_SHARE
-        )
+        if env.chat_template is not None:
+            raise OptionError(
+                f"{env.config_name}: generate prompt='user' leaves the chat template to the chat server at "
+                "request time, so chat_template= (--chat-template) would change nothing; leave it out, or "
+                "ask for prompt='assistant' to render the prompt in it"
+            )
+        budget = self.user_budget(length, options)
         if budget >= self.max_length(length):
             raise OptionError(
                 f"{env.config_name}: generate tokens_to_generate {budget} leaves no room for the input "
                 f"({self.max_length(length)} tokens)"
             )
         return Mode(prompt, base, budget)
+
+    def user_budget(self, length: str, options: Options) -> int:
+        """The generation budget of ``prompt="user"``: the one given, else an eighth of the length, never
+        less than the task's own."""
+        own = Text.of(self.script).tokens_to_generate
+        return options.tokens_to_generate or max(own, self.max_length(length) // USER_BUDGET_SHARE)
 
     # -- rows ---------------------------------------------------------------------------------------
 
@@ -420,6 +431,44 @@ class RulerTask(TokenCountLengths, Task):
     def card_columns(self) -> dict[str, str]:
         args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
         return {"RULER script": f"`{self.script}` ({args})"}
+
+    def generated_facts(
+        self,
+        length: str,
+        options: Mapping[str, Any] | None,
+        *,
+        chat_template: str | None = None,
+        sources_read: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """What this config's build was: its prompt mode, what ``eval`` and ``dev`` are under its options,
+        and which essay text and HotpotQA copy it read (the card's "How each config was built")."""
+        given = Options.of(options, self.name)
+        prompt = prompt_mode(given, chat_template is not None)
+        eval_rows = f"RULER's {EVAL_SAMPLES} rows of seed {EVAL_SEED}"
+        if prompt == "completion":
+            mode = "completion (RULER's `base` template)"
+            eval_rows = f"`prepare.py`'s rows, byte for byte ({eval_rows})"
+        elif prompt == "assistant":
+            mode = f"assistant (after the chat template's user turn, `{chat_template}`)"
+            eval_rows += " with the chat template as RULER's model template"
+        else:
+            budget = self.user_budget(length, given)
+            mode = f"user (answer prefix in the user turn, no prefill; {budget} tokens to generate)"
+            eval_rows += f" in the user mode (sized for {budget} generated tokens): not `prepare.py`'s"
+        rows = "rows without end" if given.rows is None else f"{given.rows} rows"
+        screen = "screened against eval" if given.screen else "**not screened** (may share what eval asks)"
+        facts = {"prompt": mode, "eval": eval_rows, "dev": f"seed {given.seed}, {rows}, {screen}"}
+        read = sources_read or {}
+        if "essay" in self.source_args:
+            facts["essay"] = sources.essay_account(given.essay, read)
+        if "hotpotqa" in self.source_args.values():
+            facts["HotpotQA copy"] = sources.served(sources.HOTPOTQA, read)
+        return facts
+
+
+def prompt_mode(options: Options, chat_template: bool) -> str:
+    """The mode ``options`` ask for; unsaid: ``assistant`` under a chat template, else ``completion``."""
+    return options.prompt or ("assistant" if chat_template else "completion")
 
 
 #: what each family's ``screen_strings`` gives, so what the leakage rule compares (``docs/ruler.md`` §4)
