@@ -126,6 +126,11 @@ class Task(ABC):
         builds any length: ``6k``, ``48k``, ``1m``)."""
         return False
 
+    def length_refusal(self, length: str) -> str | None:
+        """Why ``length`` is not a length of this task, where a shorter or longer one would be (a task
+        taking any token count above a minimum says which); ``None``: no better reason than unknown."""
+        return None
+
     def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
         """Refuse generator options (the ``generate`` argument) a task does not take, or a config
         ``length`` it generates but will not (a generator's limits), before any work."""

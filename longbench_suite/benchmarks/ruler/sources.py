@@ -85,6 +85,10 @@ ESSAYS = RemoteFile(
     hub_url(ESSAYS_HUB_REPO, "essays.parquet", revision=ESSAYS_HUB_REVISION),
     sha256="825448033be010042ffd6fc77c32bbcab61f2ef63196f0fc4bfbf5b388a1660e",
     record_sha256=True,
+    instead=(
+        "or build on RULER's own PaulGrahamEssays.json (or any plain-text essay file) instead: "
+        "generate={'essay': PATH} (--generate essay=PATH)"
+    ),
 )
 
 #: CWE's word list: the LFS object of RULER's ``json/english_words.json`` (its pointer names the sha256

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, ClassVar
 
-from longbench_suite.errors import OptionError
+from longbench_suite.errors import OptionError, SuiteError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.fit.rules import InputBudget
 from longbench_suite.generate.limits import TokenCountLengths, check_length, check_rows, read_essay
@@ -311,8 +311,9 @@ class RulerTask(TokenCountLengths, Task):
         num_samples: int | None,
         excluded: frozenset[str] = frozenset(),
     ) -> Iterator[dict]:
-        """RULER's records of this task (its script's ``ruler_rows``)."""
-        return self.generator().ruler_rows(
+        """RULER's records of this task (its script's ``ruler_rows``); an error names the config drawn
+        (and the config whose ``dev`` screen drew it, when another)."""
+        records = self.generator().ruler_rows(
             dict(self.task_args),
             env.tokenizer,
             max_seq_length=self.max_length(length),
@@ -324,6 +325,13 @@ class RulerTask(TokenCountLengths, Task):
             **values,
             excluded=excluded,
         )
+        drawn = self.config_name(length)
+        if drawn != env.config_name:
+            drawn = f"{env.config_name}: {drawn}'s eval rows (dev's screen)"
+        try:
+            yield from records
+        except SuiteError as exc:
+            raise type(exc)(f"{drawn}: {exc}") from None
 
     def plan(self, split: str, length: str, files, env: BuildEnv) -> Plan:
         # one random stream for all rows, as RULER draws them: the split is one shard
