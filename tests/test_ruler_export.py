@@ -4,6 +4,7 @@ tokenizer, RULER commit, sources and ``generate=`` options built each config (``
 from __future__ import annotations
 
 import gzip
+import importlib.metadata
 import json
 import re
 from pathlib import Path
@@ -75,9 +76,11 @@ def test_plain_datasets_reads_the_export_and_the_card_names_tokenizer_commit_and
     assert niah["prompt"].startswith("completion") and "`prepare.py`'s rows, byte for byte" in niah["eval"]
     assert niah["dev"] == "seed 0, 3 rows, screened against eval"
     assert niah["HotpotQA copy"] == "-" and niah["tokenizer"] == f"`{counts['tokenizer']}`"
+    assert niah["wonderwords"] == importlib.metadata.version("wonderwords")
     # the sandbox mirror serves the authors' URL, with the sample file's own sha256 (not upstream's)
     sampled = recorded["qa_2_4k"][sources.HOTPOTQA.url]["checksum"]
     assert sampled != sources.HOTPOTQA.sha256
+    assert _cells(built, "qa_2_4k")["wonderwords"] == "-"  # QA draws no words
     assert _cells(built, "qa_2_4k")["HotpotQA copy"] == f"{sources.HOTPOTQA.url} (sha256 `{sampled[:8]}…`)"
 
 

@@ -47,8 +47,9 @@ BENCHMARK = Benchmark(
         "What this copy's configs were built with, config by config: the prompt mode, what `eval` and "
         "`dev` are under the build's `generate=` options (the Splits section above describes the "
         "defaults), the essay text of the essay-haystack tasks, and the HotpotQA copy `qa_2` read (the "
-        "authors' host, or the pinned Hub copy RULER falls back to). Words of the noise, needle, VT, FWE "
-        "and CWE rows come from the `wonderwords` word lists of the installed version."
+        "authors' host, or the pinned Hub copy RULER falls back to), and the `wonderwords` version whose "
+        "word lists drew the word keys of the NIAH tasks and CWE's words (another version's lists give "
+        "other rows)."
     ),
 )
 

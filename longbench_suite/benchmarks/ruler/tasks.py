@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import itertools
 import json
 from collections.abc import Iterator, Mapping
@@ -467,6 +468,8 @@ class RulerTask(TokenCountLengths, Task):
         screen = "screened against eval" if given.screen else "**not screened** (may share what eval asks)"
         facts = {"prompt": mode, "eval": eval_rows, "dev": f"seed {given.seed}, {rows}, {screen}"}
         read = sources_read or {}
+        if self.script == "common_words_extraction" or self.task_args.get("type_needle_k") == "words":
+            facts["wonderwords"] = importlib.metadata.version("wonderwords")
         if "essay" in self.source_args:
             facts["essay"] = sources.essay_account(given.essay, read)
         if "hotpotqa" in self.source_args.values():
