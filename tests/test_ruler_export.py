@@ -107,6 +107,12 @@ def test_the_card_states_non_default_options_config_by_config(exported, demo_opt
     )
     default = _cells(built, "niah_single_1_4k")  # the earlier export's config keeps its own account
     assert default["dev"] == "seed 0, 3 rows, screened against eval" and default["essay"] == "-"
+    # the declared essay copy is not RULER's own scrape: its eval is RULER's procedure, not RULER's rows
+    facts = RULER.task("niah_single_2").generated_facts("4k", None)
+    assert facts["eval"].startswith("`prepare.py`'s procedure on the pinned essay copy, not RULER's scrape")
+    assert facts["essay"].startswith(
+        "`baber/paul_graham_essays` at `792d672` (`essays.parquet`, sha256 `82544803"
+    )
     rows = datasets.load_dataset(str(exported), "niah_single_2_4k", split="dev")
     assert len(rows) == 2 and all(json.loads(m)["seed"] == 9 for m in rows["metadata"])
 

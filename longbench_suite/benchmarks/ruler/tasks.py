@@ -454,7 +454,10 @@ class RulerTask(TokenCountLengths, Task):
         given = Options.of(options, self.name)
         prompt = prompt_mode(given, chat_template is not None)
         eval_rows = f"RULER's {EVAL_SAMPLES} rows of seed {EVAL_SEED}"
-        if prompt == "completion":
+        if prompt == "completion" and "essay" in self.source_args and given.essay is None:
+            mode = "completion (RULER's `base` template)"
+            eval_rows = f"`prepare.py`'s procedure on the pinned essay copy, not RULER's scrape ({eval_rows})"
+        elif prompt == "completion":
             mode = "completion (RULER's `base` template)"
             eval_rows = f"`prepare.py`'s rows, byte for byte ({eval_rows})"
         elif prompt == "assistant":
