@@ -425,3 +425,12 @@ def test_a_missing_essay_source_points_to_the_essay_option(tiny_tokenizer, tmp_p
     instead = r"essays.parquet is not in data_dir .*generate=\{'essay': PATH\} \(--generate essay=PATH\)"
     with pytest.raises(SourceNotProvidedError, match=instead):
         _first("niah_single_2_4k", tmp_path, tokenizer=tiny_tokenizer, data_dir=str(empty))
+
+
+@pytest.mark.slow
+def test_vt_and_cwe_build_in_the_sandbox_under_the_whitespace_tokenizer(tmp_path):
+    """The sandbox's small BPE makes VT's example and CWE's smallest prompt too long (docs/ruler.md §6);
+    ``tokenizer="words"`` builds both from the sandbox's sources."""
+    for config in ("vt_4k", "cwe_4k"):
+        row = _first(config, tmp_path, demo=True, tokenizer="words")
+        assert row["length"] <= 4096 and row["answers"] and row["input"].endswith(row["answer_prefix"])
