@@ -68,7 +68,13 @@ def _unknown(kind: str, name: str, candidates: list[str], generators_of: Sequenc
     """The message for an unknown name: close matches among ``candidates`` and, for a config, the
     generated configs of the benchmarks ``generators_of`` at the length ``name`` asks for, and their
     generator tasks where ``name`` looks like theirs (they have no listed lengths, so `list` cannot
-    show them)."""
+    show them); where ``name`` is a task of those benchmarks at a length it refuses for a reason it
+    gives (:meth:`Task.length_refusal`: too short), that reason."""
+    for task in (t for b in generators_of for t in benchmark(b).tasks):
+        asked = name.removeprefix(task.name + "_")
+        refusal = task.length_refusal(asked) if asked != name else None
+        if refusal:
+            return f"unknown {kind} {name!r}: {refusal}"
     generators = [t for b in generators_of for t in benchmark(b).tasks if not t.lengths]
     length = name.rpartition("_")[2]
     at_length = [f"{t.name}_{length}" for t in generators if length and t.accepts_length(length)]

@@ -126,6 +126,11 @@ class Task(ABC):
         builds any length: ``6k``, ``48k``, ``1m``)."""
         return False
 
+    def length_refusal(self, length: str) -> str | None:
+        """Why ``length`` is not a length of this task, where a shorter or longer one would be (a task
+        taking any token count above a minimum says which); ``None``: no better reason than unknown."""
+        return None
+
     def check_generate(self, options: Mapping[str, Any] | None, length: str | None = None) -> None:
         """Refuse generator options (the ``generate`` argument) a task does not take, or a config
         ``length`` it generates but will not (a generator's limits), before any work."""
@@ -289,9 +294,19 @@ class Task(ABC):
         """Whether ``options`` (``generate=``) ask for rows without end, which only streaming can give."""
         return False
 
-    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    def generated_facts(
+        self,
+        length: str,
+        options: Mapping[str, Any] | None,
+        *,
+        chat_template: str | None = None,
+        sources_read: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """How a generated config's rows were made, for the card of an export that holds it (generator,
-        seed, rows, what ``eval`` rows they avoid); empty for a task read from upstream files."""
+        seed, rows, what ``eval`` rows they avoid, the files read); empty for a task read from upstream
+        files. ``chat_template`` is the identity of the build's chat template (``chat_template=``), if
+        any; ``sources_read`` the source files the build downloaded and verified, by URL (its recorded
+        ``download_checksums``: a fallback that served is under its own URL)."""
         return {}
 
 
@@ -319,6 +334,9 @@ class Benchmark:
     #: rows per Arrow write batch when a config is prepared; ``None`` keeps the builder's default.
     #: Benchmarks with multi-MB rows (LV-Eval's 256k level) set it lower to keep memory flat.
     writer_batch_size: int | None = None
+    #: the heading and introduction of an export card's section on the configs whose tasks state
+    #: :meth:`Task.generated_facts` (Markdown); empty: a generic one
+    generated_card: str = ""
     _by_config: dict[str, tuple[Task, str]] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -386,3 +386,52 @@ def test_english_words_is_read_only_when_cwe_asks_for_it():
     assert callable(values["english_words"])  # nothing read yet
     with pytest.raises(SourceError, match=r"english_words.json \(missing\)"):
         values["english_words"]()
+
+
+# -- one-line errors naming the config and what to do ----------------------------------------------------
+
+
+def test_prompt_mode_errors_name_the_chat_template_option_and_flag(tiny_tokenizer, tmp_path):
+    """``user`` leaves the template to the chat server, so ``chat_template=`` is refused rather than
+    ignored; ``assistant`` without one names the keyword and the command-line flag."""
+    given = {"tokenizer": tiny_tokenizer}
+    with pytest.raises(OptionError, match=r"^niah_single_1_4k: generate prompt='user' leaves the chat tem"):
+        _first("niah_single_1_4k", tmp_path, chat_template=META_CHAT, generate={"prompt": "user"}, **given)
+    with pytest.raises(OptionError, match=r"give chat_template= .*--chat-template tokenizer"):
+        _first("niah_single_1_4k", tmp_path, generate={"prompt": "assistant"}, **given)
+
+
+def test_too_short_lengths_name_the_config_and_a_longer_length(tiny_tokenizer, tmp_path):
+    from longbench_suite.errors import DataFormatError, UnknownNameError
+
+    given = {"tokenizer": tiny_tokenizer}
+    short = r"^niah_single_1_300: niah: no haystack fits 173 tokens;.*longer"
+    with pytest.raises(DataFormatError, match=short):
+        _first("niah_single_1_300", tmp_path, **given)
+    budget = r"an input budget of 50 tokens .* choose a longer length"
+    with pytest.raises(OptionError, match=rf"^fwe_100: fwe: {budget}"):
+        _first("fwe_100", tmp_path, **given)
+    # below the task's tokens_to_generate no config exists: the message gives the shortest
+    shortest = r"'niah_single_1_100': .* above its 128 .*\(niah_single_1_129 at the least"
+    with pytest.raises(UnknownNameError, match=shortest):
+        get_builder("ruler/niah_single_1_100", **given)
+    assert not BENCH.has_config("niah_single_1_128") and BENCH.has_config("niah_single_1_129")
+
+
+def test_a_missing_essay_source_points_to_the_essay_option(tiny_tokenizer, tmp_path):
+    from longbench_suite.errors import SourceNotProvidedError
+
+    empty = tmp_path / "data"
+    empty.mkdir()
+    instead = r"essays.parquet is not in data_dir .*generate=\{'essay': PATH\} \(--generate essay=PATH\)"
+    with pytest.raises(SourceNotProvidedError, match=instead):
+        _first("niah_single_2_4k", tmp_path, tokenizer=tiny_tokenizer, data_dir=str(empty))
+
+
+@pytest.mark.slow
+def test_vt_and_cwe_build_in_the_sandbox_under_the_whitespace_tokenizer(tmp_path):
+    """The sandbox's small BPE makes VT's example and CWE's smallest prompt too long (docs/ruler.md §6);
+    ``tokenizer="words"`` builds both from the sandbox's sources."""
+    for config in ("vt_4k", "cwe_4k"):
+        row = _first(config, tmp_path, demo=True, tokenizer="words")
+        assert row["length"] <= 4096 and row["answers"] and row["input"].endswith(row["answer_prefix"])

@@ -186,6 +186,12 @@ class Rows:
     ) -> None:
         self.settings, self.counter, self.budget, self.seed = settings, counter, budget, seed
         self.vocab_size = budget // 50 if settings.vocab_size == -1 else settings.vocab_size
+        if self.vocab_size < 4 and settings.vocab_size == -1:
+            raise OptionError(
+                f"fwe: an input budget of {budget} tokens (the length minus tokens_to_generate) gives "
+                f"RULER's vocabulary of budget // 50 = {self.vocab_size} words, too few for three answers; "
+                "choose a longer length (a budget of at least 200 tokens)"
+            )
         if self.vocab_size < 4:
             raise OptionError(f"fwe: a vocabulary of {self.vocab_size} words has no three answers")
         self.head, self.tail = template.format(context=_MARK, query="").split(_MARK)

@@ -40,6 +40,15 @@ class TokenCountLengths:
         tokens = parse_length(length)
         return tokens is not None and tokens > self.max_new_tokens
 
+    def length_refusal(self, length: str) -> str | None:
+        tokens = parse_length(length)
+        if tokens is None or tokens > self.max_new_tokens:
+            return None
+        return (
+            f"{self.name} takes any length above its {self.max_new_tokens} tokens to generate "
+            f"({self.name}_{self.max_new_tokens + 1} at the least, and its prompt must fit beside them)"
+        )
+
     def window(self, length: str) -> int:
         return parse_length(length)
 

@@ -250,6 +250,12 @@ def draw(
     )
 
 
+def essay_digest(text: str) -> str:
+    """What names an essay text (its cached sentences, an export card's account of it): the first 16 hex
+    digits of the sha256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 class Essay:
     """An essay haystack: the text's words, cut into sentences where needles go (RULER's rule).
 
@@ -261,7 +267,7 @@ class Essay:
     def __init__(self, text: str, sentence_spans: Callable[[str], list[tuple[int, int]]]) -> None:
         # RULER's rule: runs of whitespace become one space, then the text is split at spaces
         self.words = re.sub(r"\s+", " ", text).split(" ")
-        self.digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+        self.digest = essay_digest(text)
         self._spans_of = sentence_spans
         self._sentences: dict[int, tuple[str, ...]] = {}
         self._known_size = 0

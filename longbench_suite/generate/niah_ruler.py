@@ -124,7 +124,8 @@ def ruler_rows(
     essay: str | None = None,
     excluded: frozenset[str] = frozenset(),
 ) -> Iterator[dict]:
-    """The records RULER's ``niah.py`` writes, key for key (``num_samples=None``: without end).
+    """The records RULER's ``niah.py`` writes, key for key (``num_samples=None``: without end); its errors
+    begin ``niah:``, as the other families' begin with theirs.
 
     ``essay`` is the essay haystack's text (RULER's ``PaulGrahamEssays.json`` ``text``), needed by the
     essay variants only. ``pre_samples`` is accepted for the family interface; niah does not read it.
@@ -144,6 +145,7 @@ def ruler_rows(
         seed=seed,
         essay=essay_haystack(essay) if settings.haystack == "essay" else None,
         excluded=excluded,
+        where="niah",
     )
     for number, drawn in enumerate(draws):
         if num_samples is not None and number >= num_samples:

@@ -242,8 +242,17 @@ def samples_section(counts: Sequence[ConfigCounts]) -> str:
     )
 
 
-def generated_section(counts: Sequence[ConfigCounts]) -> str:
-    """What the generated configs among ``counts`` are and how their rows were made; ``""`` if none."""
+#: the heading and introduction of the card's section on generated configs unless the benchmark declares
+#: its own (:attr:`~longbench_suite.task.Benchmark.generated_card`)
+GENERATED_CARD = (
+    "## Generated configs\n\nThese configs are generated, not read from upstream files; how each config's "
+    "rows were made:"
+)
+
+
+def generated_section(counts: Sequence[ConfigCounts], heading: str = GENERATED_CARD) -> str:
+    """``heading`` (a Markdown heading and introduction) and a table of how the generated configs among
+    ``counts`` were made (:meth:`Task.generated_facts`), one row per config; ``""`` if none is."""
     generated = [c for c in counts if c.generated]
     if not generated:
         return ""
@@ -252,18 +261,7 @@ def generated_section(counts: Sequence[ConfigCounts]) -> str:
         [f"`{c.config}`", *(c.generated.get(name, "-") for name in facts), f"`{c.tokenizer}`"]
         for c in generated
     ]
-    intro = (
-        "These configs are generated, not read from upstream files: fresh rows that fit their budget "
-        "under the tokenizer named (the `helmet` recipe: `max_length − max_new_tokens`, as HELMET fits "
-        "its rows; the `ruler` recipe: RULER's own rule and draws), scored with the matching task's "
-        "metric. The same generator, options, length and tokenizer give the same rows byte for byte. "
-        "Screened (the default), a `helmet`-recipe row shares no key, value or needle with the `eval` rows "
-        "of the task it avoids, at any of its lengths (`longbench-suite check CONFIG` with the same "
-        "`--generate` options verifies it); RULER's recipe makes RULER's draws and skips a row whose asked "
-        "key or answer is such a string, but not its distractor needles; `screen=false` screens nothing "
-        "(rows may share keys with HELMET's eval). They have a `dev` split only."
-    )
-    return "\n\n".join(["## Generated configs", intro, markdown_table(["config", *facts, "tokenizer"], rows)])
+    return "\n\n".join([heading, markdown_table(["config", *facts, "tokenizer"], rows)])
 
 
 def usage_section(repo: str, configs: Sequence[str]) -> str:
@@ -326,6 +324,8 @@ def write_card(
     from datasets.utils.metadata import MetadataConfigs
     from huggingface_hub import DatasetCard
 
+    from .. import registry
+
     card = template(benchmark)
     data = card.data
     readme = os.path.join(directory, README)
@@ -350,7 +350,8 @@ def write_card(
         written.append(png)
     elif os.path.exists(os.path.join(directory, histogram_name(benchmark))):
         os.remove(os.path.join(directory, histogram_name(benchmark)))
-    sections = [samples_section(counts), statistics_section(counts, png), generated_section(counts)]
+    heading = registry.benchmark(benchmark).generated_card or GENERATED_CARD
+    sections = [samples_section(counts), statistics_section(counts, png), generated_section(counts, heading)]
     body = card.text.replace(STATISTICS, "\n\n".join(s for s in sections if s))
     body = body.replace(USAGE, usage_section(repo or "ORG/NAME", ordered))
     if TASKS in body:

@@ -194,7 +194,12 @@ def _write_config(directory: str, builder, splits, max_shard_size) -> tuple[dict
         builder.config.max_input_tokens,
         rows=rows,
         chat_template=builder.chat_template.identity if builder.chat_template else None,
-        generated=builder.config.task.generated_facts(builder.config.length, builder.config.generate),
+        generated=builder.config.task.generated_facts(
+            builder.config.length,
+            builder.config.generate,
+            chat_template=builder.chat_template.identity if builder.chat_template else None,
+            sources_read=builder.info.download_checksums,
+        ),
         sample_scale=_sample_scale(builder),
     )
     counted.write(os.path.join(folder, cards.TOKEN_COUNTS))

@@ -27,6 +27,8 @@ class RemoteFile:
     #: where the same data is read when this URL cannot be had (a dead host): a pinned copy, with its
     #: own checksum, tried after this file in ``data_dir``, the mirror or on the network
     fallback: RemoteFile | None = None
+    #: what a user can give instead when neither this file nor its fallback can be had (the error says it)
+    instead: str | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:

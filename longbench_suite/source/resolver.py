@@ -306,7 +306,12 @@ class SourceResolver:
                     raise ValueError(f"refusing an unsafe archive member path {path!r}")
         for name, source in sources.items():
             if isinstance(source, RemoteFile):
-                source, local = self._fetch_or_fallback(source)
+                try:
+                    source, local = self._fetch_or_fallback(source)
+                except SourceUnavailableError as exc:
+                    if source.instead is None:
+                        raise
+                    raise type(exc)(f"{exc}; {source.instead}") from None
                 refs[name] = FileRef(
                     local,
                     label=source.url,

@@ -28,6 +28,18 @@ BENCHMARK = Benchmark(
     declared_columns={"task": "name", "max_new_tokens": "max_new_tokens"},
     # HELMET's categories, in the order its results table reports them (scripts/collect_results.py)
     categories=("Recall", "RAG", "ICL", "Cite", "Re-rank", "LongQA", "Summ"),
+    generated_card=(
+        "## Generated configs\n\n"
+        "These configs are generated, not read from upstream files: fresh rows that fit their budget "
+        "under the tokenizer named (the `helmet` recipe: `max_length − max_new_tokens`, as HELMET fits "
+        "its rows; the `ruler` recipe: RULER's own rule and draws), scored with the matching task's "
+        "metric. The same generator, options, length and tokenizer give the same rows byte for byte. "
+        "Screened (the default), a `helmet`-recipe row shares no key, value or needle with the `eval` rows "
+        "of the task it avoids, at any of its lengths (`longbench-suite check CONFIG` with the same "
+        "`--generate` options verifies it); RULER's recipe makes RULER's draws and skips a row whose asked "
+        "key or answer is such a string, but not its distractor needles; `screen=false` screens nothing "
+        "(rows may share keys with HELMET's eval). They have a `dev` split only."
+    ),
 )
 
 Builder = builder_class(BENCHMARK, __name__)

@@ -139,7 +139,7 @@ class GeneratedTask(TokenCountLengths, HelmetTask):
     def facts(self, length: str) -> dict:
         return {"generator": self.name, "avoids eval rows of": f"helmet/{self.matches}"}
 
-    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None, **build: Any) -> dict[str, Any]:
         given = Options.of(options, self.name)
         return {
             "generator": self.name.removeprefix("gen_"),
@@ -263,9 +263,9 @@ class NiahTask(GeneratedTask):
             )
         read_essay(options.essay)  # its size and content, before any work
 
-    def generated_facts(self, length: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
+    def generated_facts(self, length: str, options: Mapping[str, Any] | None, **build: Any) -> dict[str, Any]:
         haystack = self.settings(Options.of(options, self.name)).haystack
-        return {**super().generated_facts(length, options), "haystack": haystack}
+        return {**super().generated_facts(length, options, **build), "haystack": haystack}
 
     def eval_strings(self, instance: Instance) -> set[str]:
         strings = {instance.fields["query"], *instance.answers}

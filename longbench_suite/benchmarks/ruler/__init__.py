@@ -43,6 +43,15 @@ BENCHMARK = Benchmark(
     license="Apache-2.0 (RULER code); the QA data CC BY-SA 4.0; the essays carry no licence",
     declared_columns={"task": "name", "max_new_tokens": "max_new_tokens"},
     categories=tuple(dict.fromkeys(CATEGORIES.values())),
+    generated_card=(
+        "## How each config was built\n\n"
+        "What this copy's configs were built with, config by config: the prompt mode, what `eval` and "
+        "`dev` are under the build's `generate=` options (the Splits section above describes the "
+        "defaults), the essay text of the essay-haystack tasks, and the HotpotQA copy `qa_2` read (the "
+        "authors' host, or the pinned Hub copy RULER falls back to), and the `wonderwords` version whose "
+        "word lists drew the word keys of the NIAH tasks and CWE's words (another version's lists give "
+        "other rows)."
+    ),
 )
 
 Builder = builder_class(BENCHMARK, __name__)

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from longbench_suite.errors import DataFormatError, SourceError, describe, first_lone_surrogate
 from longbench_suite.generate.limits import read_essay
+from longbench_suite.generate.niah import essay_digest
 from longbench_suite.generate.qa import QaQuestion, QaSource
 from longbench_suite.records.count import check_count
 from longbench_suite.source import FileRef, RemoteFile, hub_url
@@ -83,6 +85,10 @@ ESSAYS = RemoteFile(
     hub_url(ESSAYS_HUB_REPO, "essays.parquet", revision=ESSAYS_HUB_REVISION),
     sha256="825448033be010042ffd6fc77c32bbcab61f2ef63196f0fc4bfbf5b388a1660e",
     record_sha256=True,
+    instead=(
+        "or build on RULER's own PaulGrahamEssays.json (or any plain-text essay file) instead: "
+        "generate={'essay': PATH} (--generate essay=PATH)"
+    ),
 )
 
 #: CWE's word list: the LFS object of RULER's ``json/english_words.json`` (its pointer names the sha256
@@ -286,6 +292,34 @@ def read_english_words(file: Readable) -> list[str]:
     if not words:
         raise DataFormatError(f"{label}: holds no word")
     return words
+
+
+# -- what a build read, for an export's card ---------------------------------------------------------
+
+
+def served(remote: RemoteFile, sources_read: Mapping[str, Mapping[str, Any]]) -> str:
+    """Which copy of ``remote`` a build read: the first of it and its fallbacks whose download the build
+    recorded (``sources_read``: its ``download_checksums``), with the sha256 it recorded."""
+    fallback = False
+    while remote is not None:
+        if remote.url in sources_read:
+            digest = sources_read[remote.url].get("checksum") or remote.sha256
+            where = f"{remote.url} (sha256 `{digest[:8]}…`)"
+            return f"the fallback, {where}: the canonical host could not be had" if fallback else where
+        remote, fallback = remote.fallback, True
+    return "a local file (data_dir): no download recorded"
+
+
+def essay_account(path: str | None, sources_read: Mapping[str, Mapping[str, Any]]) -> str:
+    """The essay text a build used: the declared Hub copy (with the sha256 the build recorded of it), or
+    the user's file and its text's digest (the one :class:`~longbench_suite.generate.niah.Essay` keeps)."""
+    if path is None:
+        digest = (sources_read.get(ESSAYS.url) or {}).get("checksum") or ESSAYS.sha256
+        copy = f"`{ESSAYS_HUB_REPO}` at `{ESSAYS_HUB_REVISION[:7]}`"
+        return f"{copy} (`essays.parquet`, sha256 `{digest[:8]}…`)"
+    digest = essay_digest(read_ruler_essay(path))
+    name = os.path.basename(path)
+    return f"the user's file `{name}` (`generate={{'essay': PATH}}`, text sha256 `{digest}…`)"
 
 
 #: each source's reader, by its name in :data:`SOURCES`

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.metadata
 import itertools
 import json
 from collections.abc import Iterator, Mapping
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any, ClassVar
 
-from longbench_suite.errors import OptionError
+from longbench_suite.errors import OptionError, SuiteError
 from longbench_suite.fit.generated import PROMPT_FIELD, FitsByConstruction, GeneratedPrompt
 from longbench_suite.fit.rules import InputBudget
 from longbench_suite.generate.limits import TokenCountLengths, check_length, check_rows, read_essay
@@ -253,7 +254,7 @@ class RulerTask(TokenCountLengths, Task):
         """The prompt mode of ``options`` and ``chat_template=`` (``docs/ruler.md`` §5)."""
         text = Text.of(self.script)
         base = text.template + text.answer_prefix  # RULER's "base" model template: "{task_template}"
-        prompt = options.prompt or ("assistant" if env.chat_template is not None else "completion")
+        prompt = prompt_mode(options, env.chat_template is not None)
         if prompt == "completion":
             if env.chat_template is not None:
                 raise OptionError(
@@ -266,7 +267,8 @@ class RulerTask(TokenCountLengths, Task):
             if chat is None:
                 raise OptionError(
                     f"{env.config_name}: generate prompt='assistant' renders the prompt in a chat template: "
-                    "give chat_template= (e.g. chat_template='tokenizer')"
+                    "give chat_template= (e.g. chat_template='tokenizer'; on the command line "
+                    "--chat-template tokenizer)"
                 )
             head, tail = chat.render(MARK).split(MARK)
             escaped = [part.replace("{", "{{").replace("}", "}}") for part in (head, tail)]
@@ -277,15 +279,25 @@ class RulerTask(TokenCountLengths, Task):
                 text.tokens_to_generate,
                 chat.identity,
             )
-        budget = options.tokens_to_generate or max(
-            text.tokens_to_generate, self.max_length(length) // USER_BUDGET_SHARE
-        )
+        if env.chat_template is not None:
+            raise OptionError(
+                f"{env.config_name}: generate prompt='user' leaves the chat template to the chat server at "
+                "request time, so chat_template= (--chat-template) would change nothing; leave it out, or "
+                "ask for prompt='assistant' to render the prompt in it"
+            )
+        budget = self.user_budget(length, options)
         if budget >= self.max_length(length):
             raise OptionError(
                 f"{env.config_name}: generate tokens_to_generate {budget} leaves no room for the input "
                 f"({self.max_length(length)} tokens)"
             )
         return Mode(prompt, base, budget)
+
+    def user_budget(self, length: str, options: Options) -> int:
+        """The generation budget of ``prompt="user"``: the one given, else an eighth of the length, never
+        less than the task's own."""
+        own = Text.of(self.script).tokens_to_generate
+        return options.tokens_to_generate or max(own, self.max_length(length) // USER_BUDGET_SHARE)
 
     # -- rows ---------------------------------------------------------------------------------------
 
@@ -300,8 +312,9 @@ class RulerTask(TokenCountLengths, Task):
         num_samples: int | None,
         excluded: frozenset[str] = frozenset(),
     ) -> Iterator[dict]:
-        """RULER's records of this task (its script's ``ruler_rows``)."""
-        return self.generator().ruler_rows(
+        """RULER's records of this task (its script's ``ruler_rows``); an error names the config drawn
+        (and the config whose ``dev`` screen drew it, when another)."""
+        records = self.generator().ruler_rows(
             dict(self.task_args),
             env.tokenizer,
             max_seq_length=self.max_length(length),
@@ -313,6 +326,13 @@ class RulerTask(TokenCountLengths, Task):
             **values,
             excluded=excluded,
         )
+        drawn = self.config_name(length)
+        if drawn != env.config_name:
+            drawn = f"{env.config_name}: {drawn}'s eval rows (dev's screen)"
+        try:
+            yield from records
+        except SuiteError as exc:
+            raise type(exc)(f"{drawn}: {exc}") from None
 
     def plan(self, split: str, length: str, files, env: BuildEnv) -> Plan:
         # one random stream for all rows, as RULER draws them: the split is one shard
@@ -428,6 +448,49 @@ class RulerTask(TokenCountLengths, Task):
     def card_columns(self) -> dict[str, str]:
         args = ", ".join(f"{k}={v}" for k, v in self.task_args.items())
         return {"RULER script": f"`{self.script}` ({args})"}
+
+    def generated_facts(
+        self,
+        length: str,
+        options: Mapping[str, Any] | None,
+        *,
+        chat_template: str | None = None,
+        sources_read: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """What this config's build was: its prompt mode, what ``eval`` and ``dev`` are under its options,
+        and which essay text and HotpotQA copy it read (the card's "How each config was built")."""
+        given = Options.of(options, self.name)
+        prompt = prompt_mode(given, chat_template is not None)
+        eval_rows = f"RULER's {EVAL_SAMPLES} rows of seed {EVAL_SEED}"
+        if prompt == "completion" and "essay" in self.source_args and given.essay is None:
+            mode = "completion (RULER's `base` template)"
+            eval_rows = f"`prepare.py`'s procedure on the pinned essay copy, not RULER's scrape ({eval_rows})"
+        elif prompt == "completion":
+            mode = "completion (RULER's `base` template)"
+            eval_rows = f"`prepare.py`'s rows, byte for byte ({eval_rows})"
+        elif prompt == "assistant":
+            mode = f"assistant (after the chat template's user turn, `{chat_template}`)"
+            eval_rows += " with the chat template as RULER's model template"
+        else:
+            budget = self.user_budget(length, given)
+            mode = f"user (answer prefix in the user turn, no prefill; {budget} tokens to generate)"
+            eval_rows += f" in the user mode (sized for {budget} generated tokens): not `prepare.py`'s"
+        rows = "rows without end" if given.rows is None else f"{given.rows} rows"
+        screen = "screened against eval" if given.screen else "**not screened** (may share what eval asks)"
+        facts = {"prompt": mode, "eval": eval_rows, "dev": f"seed {given.seed}, {rows}, {screen}"}
+        read = sources_read or {}
+        if self.script == "common_words_extraction" or self.task_args.get("type_needle_k") == "words":
+            facts["wonderwords"] = importlib.metadata.version("wonderwords")
+        if "essay" in self.source_args:
+            facts["essay"] = sources.essay_account(given.essay, read)
+        if "hotpotqa" in self.source_args.values():
+            facts["HotpotQA copy"] = sources.served(sources.HOTPOTQA, read)
+        return facts
+
+
+def prompt_mode(options: Options, chat_template: bool) -> str:
+    """The mode ``options`` ask for; unsaid: ``assistant`` under a chat template, else ``completion``."""
+    return options.prompt or ("assistant" if chat_template else "completion")
 
 
 #: what each family's ``screen_strings`` gives, so what the leakage rule compares (``docs/ruler.md`` §4)
