@@ -402,7 +402,7 @@ class RulerTask(TokenCountLengths, Task):
         options = Options.of(generate, self.config_name(length))
         essay = (("essay", options.essay),) if options.essay is not None else ()
         found = [EvalReference(n, essay) for n in dict.fromkeys([*reference.lengths, length])]
-        if (options.prompt or ("assistant" if chat else "completion")) != "completion":
+        if prompt_mode(options, chat) != "completion":
             mode = (("prompt", options.prompt), ("tokens_to_generate", options.tokens_to_generate))
             found.append(EvalReference(length, essay + tuple(o for o in mode if o[1] is not None), chat))
         return tuple(found)
@@ -462,12 +462,13 @@ class RulerTask(TokenCountLengths, Task):
         given = Options.of(options, self.name)
         prompt = prompt_mode(given, chat_template is not None)
         eval_rows = f"RULER's {EVAL_SAMPLES} rows of seed {EVAL_SEED}"
-        if prompt == "completion" and "essay" in self.source_args and given.essay is None:
+        if prompt == "completion":
             mode = "completion (RULER's `base` template)"
-            eval_rows = f"`prepare.py`'s procedure on the pinned essay copy, not RULER's scrape ({eval_rows})"
-        elif prompt == "completion":
-            mode = "completion (RULER's `base` template)"
-            eval_rows = f"`prepare.py`'s rows, byte for byte ({eval_rows})"
+            if "essay" in self.source_args and given.essay is None:
+                what = "`prepare.py`'s procedure on the pinned essay copy, not RULER's scrape"
+            else:
+                what = "`prepare.py`'s rows, byte for byte"
+            eval_rows = f"{what} ({eval_rows})"
         elif prompt == "assistant":
             mode = f"assistant (after the chat template's user turn, `{chat_template}`)"
             eval_rows += " with the chat template as RULER's model template"
